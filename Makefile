@@ -1,0 +1,96 @@
+# sojourn: an eBPF CoDel queue manager.  `make` builds build/sojourn;
+# `make check` installs what the tests need and runs them all;
+# `make demo` shows FIFO against sojourn in network namespaces.
+OUTPUT    ?= build
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+CC        ?= cc
+ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+CFLAGS    ?= -g -O2
+CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(OUTPUT) -Iloader
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+	      -Wall -Werror -Iinclude -I.
+LDLIBS    := -lbpf -lelf -lz -ljson-c -lmnl
+
+# Debian packages: build, test and demo.  `make deps` installs the missing.
+DEB_PKGS  := clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
+	     libjson-c-dev libmnl-dev pkg-config iproute2 iperf3 \
+	     fping ethtool jq util-linux procps gawk linux-libc-dev
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS  := bpf/egress.bpf.c bpf/dequeue.bpf.c
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
+LOADER_SRCS := $(wildcard loader/*.c)
+LOADER_OBJS := $(patsubst loader/%.c,$(OUTPUT)/loader/%.o,$(LOADER_SRCS))
+HEADERS   := $(wildcard include/*.h) $(wildcard loader/*.h)
+UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt
+
+.PHONY: all clean deps check demo tests
+all: $(OUTPUT)/sojourn
+
+$(OUTPUT) $(OUTPUT)/loader:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/maps.bpf.h $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# one object, one skeleton: the two programs share their maps
+$(OUTPUT)/sojourn.bpf.o: $(BPF_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(OUTPUT)/sojourn.skel.h: $(OUTPUT)/sojourn.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name sojourn_bpf > $@
+
+$(OUTPUT)/loader/%.o: loader/%.c $(HEADERS) $(OUTPUT)/sojourn.skel.h | $(OUTPUT)/loader
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/sojourn: $(LOADER_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/test_codel: tests/unit/test_codel.c include/codel.h | $(OUTPUT)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $< -lm -o $@
+
+$(OUTPUT)/test_units: tests/unit/test_units.c loader/units.c loader/units.h | $(OUTPUT)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) tests/unit/test_units.c loader/units.c -o $@
+
+$(OUTPUT)/test_pkt: tests/prog/test_pkt.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+tests: all $(UNIT_TESTS)
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory tests
+	$(Q)tests/run.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bench/demo.sh
+
+clean:
+	$(Q)rm -rf $(OUTPUT)

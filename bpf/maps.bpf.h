@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Maps and load-time constants shared by egress.bpf.c and dequeue.bpf.c.
+ * Both files include this; the definitions are weak so that `bpftool gen
+ * object` links them into one object with one copy of each map.
+ */
+#ifndef SOJOURN_MAPS_BPF_H
+#define SOJOURN_MAPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "sojourn.h"
+
+/* Set by the loader before load; the verifier sees them as constants. */
+const volatile __u32 cfg_ifindex __weak = 0;
+const volatile __u64 cfg_netns_cookie __weak = 0;
+const volatile __u32 cfg_num_txq __weak = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sj_settings);
+} settings SEC(".maps") __weak;
+
+/* Written once by attach; the programs never read it.  Pinned with the
+ * rest so `show` and bpftool can tell what this folder belongs to. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sj_meta);
+} meta SEC(".maps") __weak;
+
+/* One CoDel state per transmit queue; max_entries = the device's queues */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sj_queue);
+} queues SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sj_stats);
+} stats SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SJ_FLOWS_DEFAULT);
+	__type(key, struct sj_flow_key);
+	__type(value, struct sj_flow);
+} flows SEC(".maps") __weak;
+
+/*
+ * Which transmit queue a flow's packets leave on, learnt at dequeue: egress
+ * runs before the kernel picks the queue, so it cannot know it itself.
+ * Keyed by skb->hash, which is the same at both hooks.  Used only on
+ * devices with more than one queue.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SJ_TXQ_MAP_SIZE);
+	__type(key, __u32);
+	__type(value, __u32);
+} txq_of_hash SEC(".maps") __weak;
+
+static __always_inline struct sj_stats *sj_stats_this_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+#endif /* SOJOURN_MAPS_BPF_H */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The CoDel control law, written once for the BPF programs and the
+ * userspace tests.  It follows the kernel's codel (include/net/codel.h,
+ * codel_impl.h): time in 1024 ns units that wrap at 32 bits, the inverse
+ * square root of count kept in Q0.16 and refined by one Newton step per
+ * change of count, and the same dropping state machine.
+ *
+ * One difference follows from where sojourn sits: the kernel's codel drops
+ * the head packet and pulls the next one inside a single dequeue, while
+ * sojourn observes the dequeue from a tracepoint and cannot touch the packet
+ * leaving.  It issues a *signal* that the next egress packet of the same
+ * queue carries out (CE mark or drop).  So the law issues at most one signal
+ * per dequeue, which is exactly the path the kernel takes when it ECN-marks;
+ * a drop path that pulls the next head has no meaning here.
+ *
+ * Callers hold the queue's lock (BPF) or own the state (tests): nothing in
+ * here calls a helper, loops, or blocks, so it may run under bpf_spin_lock.
+ */
+#ifndef SOJOURN_CODEL_H
+#define SOJOURN_CODEL_H
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+typedef __u32 codel_time_t;
+
+#define CODEL_SHIFT		10	/* 1 codel time unit = 1024 ns */
+#define CODEL_NS(t)		((codel_time_t)((t) >> CODEL_SHIFT))
+#define CODEL_TO_NS(t)		((__u64)(t) << CODEL_SHIFT)
+#define CODEL_US(us)		CODEL_NS((__u64)(us) * 1000ULL)
+#define CODEL_MS(ms)		CODEL_NS((__u64)(ms) * 1000000ULL)
+
+/* rec_inv_sqrt keeps the 16 most significant bits of a Q0.32 value */
+#define REC_INV_SQRT_BITS	16
+#define REC_INV_SQRT_SHIFT	(32 - REC_INV_SQRT_BITS)
+
+/* Dropping resumes at the old rate if it stopped less than this many
+ * intervals ago (the kernel's "16 * interval" re-entry window). */
+#define CODEL_REENTRY_INTERVALS	16
+
+/* ce_threshold off: no sojourn can be after this (signed compare) */
+#define CODEL_DISABLED_THRESHOLD 0x7fffffffU
+
+struct codel_params {
+	codel_time_t target;
+	codel_time_t interval;
+	codel_time_t ce_threshold;
+	__u32 mtu;		/* backlog at or below one MTU is never signalled */
+	__u32 ecn;		/* mark ECT packets instead of dropping them */
+};
+
+struct codel_vars {
+	__u32 count;		/* signals since entering the dropping state */
+	__u32 lastcount;	/* count when dropping was last entered */
+	__u32 dropping;		/* in the dropping state */
+	__u32 rec_inv_sqrt;	/* 1/sqrt(count), Q0.16 in the low bits */
+	codel_time_t first_above_time;
+	codel_time_t drop_next;
+	codel_time_t ldelay;	/* sojourn of the last dequeued packet */
+};
+
+static __always_inline int codel_time_after(codel_time_t a, codel_time_t b)
+{
+	return (__s32)(a - b) > 0;
+}
+
+static __always_inline int codel_time_after_eq(codel_time_t a, codel_time_t b)
+{
+	return (__s32)(a - b) >= 0;
+}
+
+static __always_inline int codel_time_before(codel_time_t a, codel_time_t b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+/* new = (old / 2) * (3 - count * old^2), in Q0.32 */
+static __always_inline void codel_newton_step(struct codel_vars *v)
+{
+	__u32 invsqrt = v->rec_inv_sqrt << REC_INV_SQRT_SHIFT;
+	__u32 invsqrt2 = ((__u64)invsqrt * invsqrt) >> 32;
+	__u64 val = (3ULL << 32) - ((__u64)v->count * invsqrt2);
+
+	val >>= 2;	/* keeps the next product within 64 bits */
+	val = (val * invsqrt) >> (32 - 2 + 1);
+	v->rec_inv_sqrt = (__u32)(val >> REC_INV_SQRT_SHIFT);
+}
+
+/* t + interval / sqrt(count), the division done as a Q0.32 multiply */
+static __always_inline codel_time_t codel_control_law(codel_time_t t,
+						      codel_time_t interval,
+						      __u32 rec_inv_sqrt)
+{
+	__u32 scale = rec_inv_sqrt << REC_INV_SQRT_SHIFT;
+
+	return t + (codel_time_t)(((__u64)interval * scale) >> 32);
+}
+
+/*
+ * Has the sojourn stayed above target for a whole interval?  Also records
+ * ldelay, like the kernel's codel_should_drop().  backlog is what the queue
+ * still holds after this packet left.
+ */
+static __always_inline int codel_should_signal(struct codel_vars *v,
+					       const struct codel_params *p,
+					       codel_time_t now,
+					       codel_time_t sojourn,
+					       __u32 backlog)
+{
+	v->ldelay = sojourn;
+	if (codel_time_before(sojourn, p->target) || backlog <= p->mtu) {
+		/* below target: must stay above for a full interval again */
+		v->first_above_time = 0;
+		return 0;
+	}
+	if (v->first_above_time == 0) {
+		v->first_above_time = now + p->interval;
+		return 0;
+	}
+	return codel_time_after(now, v->first_above_time);
+}
+
+/*
+ * One dequeue of the managed queue.  Returns 1 when CoDel asks for a
+ * congestion signal now, 0 otherwise.
+ */
+static __always_inline int codel_dequeue(struct codel_vars *v,
+					 const struct codel_params *p,
+					 codel_time_t now, codel_time_t sojourn,
+					 __u32 backlog)
+{
+	int above = codel_should_signal(v, p, now, sojourn, backlog);
+	__u32 delta;
+
+	if (v->dropping) {
+		if (!above) {
+			v->dropping = 0;
+			return 0;
+		}
+		if (!codel_time_after_eq(now, v->drop_next))
+			return 0;
+		v->count++;	/* wrap is harmless: no division uses it */
+		codel_newton_step(v);
+		v->drop_next = codel_control_law(v->drop_next, p->interval,
+						 v->rec_inv_sqrt);
+		return 1;
+	}
+	if (!above)
+		return 0;
+
+	v->dropping = 1;
+	/* Re-entering soon after the last episode: the rate that controlled
+	 * the queue then is a good start now. */
+	delta = v->count - v->lastcount;
+	if (delta > 1 && codel_time_before(now - v->drop_next,
+					   CODEL_REENTRY_INTERVALS * p->interval)) {
+		v->count = delta;
+		codel_newton_step(v);
+	} else {
+		v->count = 1;
+		v->rec_inv_sqrt = ~0U >> REC_INV_SQRT_SHIFT;
+	}
+	v->lastcount = v->count;
+	v->drop_next = codel_control_law(now, p->interval, v->rec_inv_sqrt);
+	return 1;
+}
+
+/* ce_threshold marks on sojourn alone, outside the state machine */
+static __always_inline int codel_over_ce_threshold(const struct codel_params *p,
+						   codel_time_t sojourn)
+{
+	return codel_time_after(sojourn, p->ce_threshold);
+}
+
+#endif /* SOJOURN_CODEL_H */

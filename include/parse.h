@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The packet parser, shared by the BPF programs (direct packet access) and
+ * the userspace tests and fuzzers (a plain buffer): the same bounds checks
+ * satisfy the verifier and keep the userspace build memory-safe.
+ *
+ * Includers provide the kernel header structs (vmlinux.h, or <linux/ip.h>,
+ * <linux/ipv6.h>, <linux/tcp.h>, <linux/udp.h>, <linux/if_ether.h>) and
+ * bpf_htons/bpf_ntohs (<bpf/bpf_endian.h> works on both sides).
+ */
+#ifndef SOJOURN_PARSE_H
+#define SOJOURN_PARSE_H
+
+#include "sojourn.h"
+
+#define SJ_MAX_VLAN_TAGS	2	/* 802.1ad outer + 802.1Q inner */
+#define SJ_MAX_IPV6_EXT		8	/* extension headers walked */
+
+#define SJ_ETH_P_IP		0x0800
+#define SJ_ETH_P_IPV6		0x86DD
+#define SJ_ETH_P_8021Q		0x8100
+#define SJ_ETH_P_8021AD		0x88A8
+
+#define SJ_IPPROTO_HOPOPTS	0
+#define SJ_IPPROTO_ICMP		1
+#define SJ_IPPROTO_TCP		6
+#define SJ_IPPROTO_UDP		17
+#define SJ_IPPROTO_ROUTING	43
+#define SJ_IPPROTO_FRAGMENT	44
+#define SJ_IPPROTO_AH		51
+#define SJ_IPPROTO_ICMPV6	58
+#define SJ_IPPROTO_DSTOPTS	60
+#define SJ_IPPROTO_MH		135
+
+#define SJ_ECN_MASK		3
+#define SJ_ECN_NOT_ECT		0
+#define SJ_ECN_CE		3
+
+struct sj_vlan_hdr {
+	__be16 tci;
+	__be16 encap_proto;
+};
+
+struct sj_ipv6_opt_hdr {
+	__u8 nexthdr;
+	__u8 hdrlen;
+};
+
+struct sj_ipv6_frag_hdr {
+	__u8 nexthdr;
+	__u8 reserved;
+	__be16 frag_off;	/* offset << 3 | M flag */
+	__be32 identification;
+};
+
+struct sj_pkt {
+	struct sj_flow_key key;
+	__u32 l3_off;		/* from the start of the frame */
+	__u8 kind;		/* enum sj_pkt_kind */
+	__u8 ecn;		/* the IP header's two ECN bits */
+	__u8 has_flow;		/* key is valid */
+	__u8 pad;
+};
+
+static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
+				       struct sj_pkt *pkt)
+{
+	pkt->key.proto = proto;
+	pkt->has_flow = 1;
+
+	if (proto == SJ_IPPROTO_TCP) {
+		struct tcphdr *th = l4;
+
+		if ((void *)(th + 1) > data_end)
+			return SJ_PKT_TRUNCATED;
+		pkt->key.sport = th->source;
+		pkt->key.dport = th->dest;
+		return SJ_PKT_TCP;
+	}
+	if (proto == SJ_IPPROTO_UDP) {
+		struct udphdr *uh = l4;
+
+		if ((void *)(uh + 1) > data_end)
+			return SJ_PKT_TRUNCATED;
+		pkt->key.sport = uh->source;
+		pkt->key.dport = uh->dest;
+		return SJ_PKT_UDP;
+	}
+	if (proto == SJ_IPPROTO_ICMP || proto == SJ_IPPROTO_ICMPV6) {
+		/* type, code, checksum, then the echo identifier */
+		__u8 *ic = l4;
+		__u8 type;
+
+		if ((void *)(ic + 8) > data_end)
+			return SJ_PKT_TRUNCATED;
+		type = ic[0];
+		/* one ping session is one flow; other ICMP shares a key */
+		if (type == 0 || type == 8 || type == 128 || type == 129)
+			pkt->key.sport = *(__u16 *)(ic + 4);
+		return SJ_PKT_ICMP;
+	}
+	return SJ_PKT_OTHER_L4;
+}
+
+static __always_inline int sj_parse_ipv4(void *data, void *data_end,
+					 __u32 off, struct sj_pkt *pkt)
+{
+	struct iphdr *ip = data + off;
+	__u32 ihl;
+
+	if ((void *)(ip + 1) > data_end)
+		return SJ_PKT_TRUNCATED;
+	ihl = ip->ihl;
+	if (ip->version != 4 || ihl < 5)
+		return SJ_PKT_BAD_HEADER;
+	if (bpf_ntohs(ip->tot_len) < ihl * 4)
+		return SJ_PKT_BAD_HEADER;
+	if ((void *)ip + ihl * 4 > data_end)
+		return SJ_PKT_TRUNCATED;
+
+	pkt->l3_off = off;
+	pkt->ecn = ip->tos & SJ_ECN_MASK;
+	pkt->key.family = 4;
+	pkt->key.saddr[0] = ip->saddr;
+	pkt->key.daddr[0] = ip->daddr;
+	/* any fragment: later ones carry no ports, so none get a flow */
+	if (ip->frag_off & bpf_htons(0x3fff))
+		return SJ_PKT_FRAGMENT;
+	return sj_parse_l4((void *)ip + ihl * 4, data_end, ip->protocol, pkt);
+}
+
+static __always_inline int sj_parse_ipv6(void *data, void *data_end,
+					 __u32 off, struct sj_pkt *pkt)
+{
+	struct ipv6hdr *ip6 = data + off;
+	void *cur;
+	__u8 next;
+	int i;
+
+	if ((void *)(ip6 + 1) > data_end)
+		return SJ_PKT_TRUNCATED;
+	if (ip6->version != 6)
+		return SJ_PKT_BAD_HEADER;
+
+	pkt->l3_off = off;
+	pkt->ecn = (((__u8 *)ip6)[1] >> 4) & SJ_ECN_MASK;
+	pkt->key.family = 6;
+	__builtin_memcpy(pkt->key.saddr, &ip6->saddr, 16);
+	__builtin_memcpy(pkt->key.daddr, &ip6->daddr, 16);
+
+	cur = ip6 + 1;
+	next = ip6->nexthdr;
+#pragma unroll
+	for (i = 0; i < SJ_MAX_IPV6_EXT; i++) {
+		if (next == SJ_IPPROTO_FRAGMENT) {
+			if (cur + sizeof(struct sj_ipv6_frag_hdr) > data_end)
+				return SJ_PKT_TRUNCATED;
+			return SJ_PKT_FRAGMENT;
+		}
+		if (next == SJ_IPPROTO_HOPOPTS || next == SJ_IPPROTO_ROUTING ||
+		    next == SJ_IPPROTO_DSTOPTS || next == SJ_IPPROTO_MH ||
+		    next == SJ_IPPROTO_AH) {
+			struct sj_ipv6_opt_hdr *opt = cur;
+			__u32 len;
+
+			if (cur + sizeof(*opt) > data_end)
+				return SJ_PKT_TRUNCATED;
+			/* AH counts 4-byte words less 2, the others 8 less 1 */
+			if (next == SJ_IPPROTO_AH)
+				len = ((__u32)opt->hdrlen + 2) * 4;
+			else
+				len = ((__u32)opt->hdrlen + 1) * 8;
+			next = opt->nexthdr;
+			cur += len;
+			if (cur > data_end)
+				return SJ_PKT_TRUNCATED;
+			continue;
+		}
+		return sj_parse_l4(cur, data_end, next, pkt);
+	}
+	return SJ_PKT_EXT_DEEP;
+}
+
+/*
+ * Parse one Ethernet frame.  Returns the kind; pkt->has_flow says whether
+ * pkt->key names a flow.  Never reads outside [data, data_end).
+ */
+static __always_inline int sj_parse(void *data, void *data_end,
+				    struct sj_pkt *pkt)
+{
+	struct ethhdr *eth = data;
+	__u32 off = sizeof(*eth);
+	__be16 proto;
+	int i;
+
+	__builtin_memset(pkt, 0, sizeof(*pkt));
+	if ((void *)(eth + 1) > data_end)
+		return SJ_PKT_TRUNCATED;
+	proto = eth->h_proto;
+
+#pragma unroll
+	for (i = 0; i < SJ_MAX_VLAN_TAGS; i++) {
+		struct sj_vlan_hdr *vh = data + off;
+
+		if (proto != bpf_htons(SJ_ETH_P_8021Q) &&
+		    proto != bpf_htons(SJ_ETH_P_8021AD))
+			break;
+		if ((void *)(vh + 1) > data_end)
+			return SJ_PKT_TRUNCATED;
+		proto = vh->encap_proto;
+		off += sizeof(*vh);
+	}
+	if (proto == bpf_htons(SJ_ETH_P_8021Q) ||
+	    proto == bpf_htons(SJ_ETH_P_8021AD))
+		return SJ_PKT_VLAN_DEEP;
+
+	if (proto == bpf_htons(SJ_ETH_P_IP))
+		return sj_parse_ipv4(data, data_end, off, pkt);
+	if (proto == bpf_htons(SJ_ETH_P_IPV6))
+		return sj_parse_ipv6(data, data_end, off, pkt);
+	return SJ_PKT_NON_IP;
+}
+
+/* One's-complement update of a checksum for one changed 16-bit word
+ * (RFC 1624, eqn. 3): HC' = ~(~HC + ~m + m'). */
+static __always_inline __u16 sj_csum_replace16(__u16 check, __u16 old,
+					       __u16 new)
+{
+	__u32 sum = (__u16)~check + (__u16)~old + (__u32)new;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+/*
+ * Set CE in an ECT packet's IP header, keeping the IPv4 checksum valid.
+ * Returns 1 if the packet now carries CE, 0 if it is Not-ECT (never marked).
+ * The header must lie within the buffer (the caller checked l3_off).
+ */
+static __always_inline int sj_ipv4_set_ce(struct iphdr *ip)
+{
+	__u16 *word = (__u16 *)ip;	/* version, ihl and tos */
+	__u16 old = *word;
+
+	if ((ip->tos & SJ_ECN_MASK) == SJ_ECN_NOT_ECT)
+		return 0;
+	if ((ip->tos & SJ_ECN_MASK) == SJ_ECN_CE)
+		return 1;
+	ip->tos |= SJ_ECN_CE;
+	ip->check = sj_csum_replace16(ip->check, old, *word);
+	return 1;
+}
+
+static __always_inline int sj_ipv6_set_ce(struct ipv6hdr *ip6)
+{
+	__u8 *b = (__u8 *)ip6;	/* traffic class straddles bytes 0 and 1 */
+
+	if (((b[1] >> 4) & SJ_ECN_MASK) == SJ_ECN_NOT_ECT)
+		return 0;
+	b[1] |= SJ_ECN_CE << 4;
+	return 1;
+}
+
+#endif /* SOJOURN_PARSE_H */

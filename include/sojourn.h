@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The contract between the BPF programs and the sojourn command: map value
+ * layouts, defaults and limits.  Every struct here is a map value or key with
+ * BTF, so `bpftool map dump pinned /sys/fs/bpf/sojourn/...` prints fields.
+ *
+ * Includers provide __u8..__u64 (vmlinux.h in BPF, <linux/types.h> in C).
+ */
+#ifndef SOJOURN_H
+#define SOJOURN_H
+
+#include "codel.h"
+
+/* Defaults, as the kernel's codel and fq_codel have them */
+#define SJ_DEFAULT_TARGET_US	5000
+#define SJ_DEFAULT_INTERVAL_US	100000
+#define SJ_DEFAULT_ECN		1
+
+/* Bounds on what an operator may ask for */
+#define SJ_MIN_TIME_US		1		/* target, interval */
+#define SJ_MAX_TIME_US		(3600ULL * 1000000)	/* 1 hour */
+/* 16 intervals must fit the signed 32-bit codel clock (~2199 s) */
+#define SJ_MAX_INTERVAL_US	(100ULL * 1000000)
+
+#define SJ_FLOWS_DEFAULT	65536	/* per attachment, LRU beyond */
+#define SJ_MAX_TXQ		256	/* queues tracked per device */
+#define SJ_TXQ_MAP_SIZE		16384	/* skb hash -> txq, mq devices */
+
+/* Where everything lives */
+#define SJ_PIN_ROOT		"/sys/fs/bpf/sojourn"
+/* clsact filters we add: above anything a person would type, so they run
+ * after the filters already there */
+#define SJ_TC_HANDLE		0x534a	/* "SJ" */
+#define SJ_TC_PRIO_BASE		0xc000
+
+/* tc actions we return; the same values under tcx and clsact */
+#define SJ_ACT_NEXT		(-1)	/* TCX_NEXT == TC_ACT_UNSPEC */
+#define SJ_ACT_DROP		2	/* TCX_DROP == TC_ACT_SHOT */
+
+enum sj_hook {
+	SJ_HOOK_TCX = 1,	/* bpf_link on tcx egress, kernels >= 6.6 */
+	SJ_HOOK_CLSACT = 2,	/* direct-action filter under clsact */
+};
+
+/* The live settings of one attachment; `change` rewrites it in place. */
+struct sj_settings {
+	struct bpf_spin_lock lock;	/* a retune is read whole or not at all */
+	struct codel_params codel;	/* what the law runs on */
+	/* as the operator gave them: codel's 1024 ns units would show 5ms
+	 * as 4.999ms.  ce_threshold_ns 0 is off. */
+	__u64 target_ns;
+	__u64 interval_ns;
+	__u64 ce_threshold_ns;
+};
+
+/*
+ * What the packet parser found.  Each kind has its own counter, so nothing
+ * passes uncounted.
+ */
+enum sj_pkt_kind {
+	SJ_PKT_TCP,
+	SJ_PKT_UDP,
+	SJ_PKT_ICMP,		/* ICMP and ICMPv6 */
+	SJ_PKT_OTHER_L4,	/* IP with another protocol: keyed by addresses */
+	SJ_PKT_FRAGMENT,	/* non-first or first fragment: no ports to key */
+	SJ_PKT_NON_IP,		/* ARP, LLDP, ...: passed untouched */
+	SJ_PKT_TRUNCATED,	/* a header ran past the packet's end */
+	SJ_PKT_BAD_HEADER,	/* IHL < 5, IPv6 version mismatch, ... */
+	SJ_PKT_VLAN_DEEP,	/* more VLAN tags than we parse */
+	SJ_PKT_EXT_DEEP,	/* more IPv6 extension headers than we parse */
+	SJ_PKT_KINDS,
+};
+
+#define SJ_PKT_KIND_NAMES {						\
+	"tcp", "udp", "icmp", "other_l4", "fragment", "non_ip",		\
+	"truncated", "bad_header", "vlan_too_deep", "ipv6_ext_too_deep", }
+
+/* A flow: the 5-tuple; IPv4 addresses sit in the first word of each. */
+struct sj_flow_key {
+	__u32 saddr[4];		/* network order */
+	__u32 daddr[4];
+	__u16 sport;		/* network order; ICMP echo id in sport */
+	__u16 dport;
+	__u8 proto;
+	__u8 family;		/* 4 or 6 */
+	__u16 pad;
+};
+
+struct sj_flow {
+	__u64 packets;
+	__u64 bytes;
+	__u64 drops;
+	__u64 ecn_marks;	/* CoDel signals carried out as CE */
+	__u64 ce_marks;		/* ce_threshold marks */
+	__u64 first_seen_ns;	/* CLOCK_MONOTONIC */
+	__u64 last_seen_ns;
+};
+
+/* Per CPU, summed by the command */
+struct sj_stats {
+	__u64 packets;		/* seen at egress */
+	__u64 bytes;
+	__u64 drops;		/* CoDel signals carried out as drops */
+	__u64 ecn_mark;		/* CoDel signals carried out as CE */
+	__u64 ce_mark;		/* ce_threshold marks */
+	__u64 drop_overlimit;	/* drops for exceeding a hard limit */
+	__u64 flows_created;	/* new entries in the flow table */
+	__u64 dequeued;		/* sojourn measured at the queue's exit */
+	__u64 unmeasured;	/* left without our stamp (e.g. TAI EDT) */
+	__u64 edt_kept;		/* arrived with a future EDT we kept */
+	__u64 kind[SJ_PKT_KINDS];
+};
+
+/*
+ * CoDel state of one transmit queue.  The dequeue tracepoint runs the law
+ * and earns signals; the egress program spends them.  They run on different
+ * CPUs at once, so both take `lock` for every read-modify-write of this
+ * struct: no update is lost and a signal is spent at most once.
+ */
+struct sj_queue {
+	struct bpf_spin_lock lock;
+	struct codel_vars vars;
+	__u32 signals_pending;	/* earned, not yet carried out */
+	__u32 maxpacket;	/* largest packet seen leaving */
+	__u32 backlog;		/* the qdisc's bytes after the last dequeue */
+	__u32 pad;
+};
+
+/* The qdisc keeps no single backlog count we can read (lockless qdiscs) */
+#define SJ_BACKLOG_UNKNOWN	0xffffffffU
+
+/* A signal not spent soon is stale; more than this are not kept. */
+#define SJ_MAX_PENDING_SIGNALS	4
+
+/* Fixed facts of an attachment, written once by attach, read by show. */
+struct sj_meta {
+	__u64 netns_cookie;
+	__u32 ifindex;
+	__u32 hook;		/* enum sj_hook */
+	__u32 num_txq;		/* queues tracked (entries of `queues`) */
+	__u32 tc_handle;	/* clsact filter we own, 0 under tcx */
+	__u32 tc_priority;
+	__u32 created_clsact;	/* we made the clsact qdisc, so we remove it */
+	__u64 attached_at;	/* CLOCK_REALTIME seconds */
+	char ifname[16];
+	char netns[64];		/* name given with -n, "" for the caller's */
+};
+
+#endif /* SOJOURN_H */

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What every command shares: errors, the device it acts on, its pins. */
+#ifndef SJ_COMMON_H
+#define SJ_COMMON_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include "sojourn.h"
+
+#define SJ_PATH_MAX 256
+
+/* One line to stderr, prefixed "sojourn: "; returns -1 for `return sj_err()` */
+int sj_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sj_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* env.c: refuse early, with a reason, what would fail half-way */
+int sj_check_privileges(void);
+int sj_check_bpffs(void);
+int sj_check_btf(void);
+int sj_check_all(void);
+
+/* netns.c */
+int sj_netns_enter(const char *name);	/* NULL or "": stay */
+int sj_netns_cookie(__u64 *cookie);
+
+/* nl.c: rtnetlink queries in the current network namespace */
+struct sj_link {
+	char name[16];
+	__u32 ifindex;
+	__u32 mtu;
+	__u32 num_tx_queues;
+	__u32 hard_header_len;	/* Ethernet: 14 */
+};
+int sj_link_get(const char *name, struct sj_link *link);	/* says why */
+int sj_link_lookup(const char *name, struct sj_link *link);	/* -errno */
+/* kind of the root qdisc ("noqueue", "htb", "mq", ...) */
+int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len);
+/* number of tc filters under parent (e.g. clsact egress) */
+int sj_count_filters(__u32 ifindex, __u32 parent);
+
+/* pins.c: one folder per attachment under SJ_PIN_ROOT */
+struct sj_pins {
+	char dir[SJ_PATH_MAX];
+};
+void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex);
+int sj_pin_path(char *buf, const char *dir, const char *name);
+bool sj_pins_exist(const struct sj_pins *p);
+int sj_pins_lock(void);		/* serialises attach/change/detach */
+int sj_pins_remove_dir(const char *dir);
+/* calls fn for every attachment folder; stops when fn returns non-zero */
+int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg);
+int sj_meta_read(const char *dir, struct sj_meta *meta);
+/* the folder of DEV in the namespace with this cookie, by ifindex or, for
+ * a device that is gone, by the name it had */
+int sj_pins_find(const char *dev, __u64 cookie, struct sj_pins *pins);
+
+/* hook.c: our egress program onto the device, and off again */
+int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
+		   struct sj_meta *meta, int *link_fd);
+int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd);
+
+/* attach.c: checks, netns, device, its folder: what every command starts with */
+int sj_resolve(const char *dev, struct sj_link *link, __u64 *cookie,
+	       struct sj_pins *pins);
+
+/* commands */
+int cmd_attach(int argc, char **argv);
+int cmd_change(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+/* the -n option, shared by every command */
+extern const char *sj_netns_name;
+
+#endif

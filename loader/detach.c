@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * detach: idempotent.  Removing the pins drops the last reference to our
+ * links, which takes the programs off the device; a clsact filter is
+ * removed by hand, and only while it is still ours.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "common.h"
+
+static int detach_dir(const char *dir)
+{
+	char path[SJ_PATH_MAX];
+	struct sj_meta meta;
+	int prog_fd = -1, err;
+
+	if (sj_meta_read(dir, &meta) == 0 && meta.hook == SJ_HOOK_CLSACT) {
+		if (!sj_pin_path(path, dir, "prog_egress"))
+			prog_fd = bpf_obj_get(path);
+		err = sj_hook_detach_clsact(&meta, prog_fd);
+		if (prog_fd >= 0)
+			close(prog_fd);
+		if (err)
+			return err;
+	}
+	err = sj_pins_remove_dir(dir);
+	if (err)
+		return sj_err("cannot remove %s: %s", dir, strerror(-err));
+	return 0;
+}
+
+int cmd_detach(int argc, char **argv)
+{
+	struct sj_pins pins;
+	__u64 cookie;
+	int err;
+
+	if (argc != 1)
+		return sj_err("usage: sojourn detach DEV [-n NETNS]");
+	if (sj_check_all() || sj_netns_enter(sj_netns_name) ||
+	    sj_netns_cookie(&cookie) || sj_pins_lock())
+		return -1;
+	err = sj_pins_find(argv[0], cookie, &pins);
+	if (err == -ENOENT)
+		return 0;	/* a known device, not attached: nothing to do */
+	if (err)
+		return sj_link_get(argv[0], &(struct sj_link){});
+	return detach_dir(pins.dir);
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The egress hook.  tcx (kernel >= 6.6) gives a bpf_link appended after the
+ * programs already there; older kernels get a direct-action filter under
+ * clsact at a priority above the usual ones.  Either way our program
+ * returns "next", so what runs after it still runs.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/pkt_sched.h>
+#include "common.h"
+
+/* libbpf 1.1 predates tcx; the kernel's uapi value */
+#define SJ_BPF_TCX_EGRESS 47
+#define SJ_TC_PRIO_TRIES 64
+
+static int tcx_attach(int prog_fd, __u32 ifindex, int *link_fd)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	int fd = bpf_link_create(prog_fd, ifindex, SJ_BPF_TCX_EGRESS, &opts);
+
+	if (fd < 0)
+		return -errno;
+	*link_fd = fd;
+	return 0;
+}
+
+static int clsact_attach(int prog_fd, __u32 ifindex, struct sj_meta *meta)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = BPF_TC_EGRESS);
+	int err, i;
+
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST)
+		return err;
+	meta->created_clsact = err == 0;
+	for (i = 0; i < SJ_TC_PRIO_TRIES; i++) {
+		LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd,
+			    .handle = SJ_TC_HANDLE,
+			    .priority = SJ_TC_PRIO_BASE + i);
+
+		err = bpf_tc_attach(&hook, &opts);
+		if (err == -EEXIST || err == -EINVAL)
+			continue;	/* that priority holds another filter */
+		if (!err) {
+			meta->tc_handle = opts.handle;
+			meta->tc_priority = opts.priority;
+		}
+		break;
+	}
+	if (err && meta->created_clsact) {
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&hook);
+		meta->created_clsact = 0;
+	}
+	return err;
+}
+
+int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
+		   struct sj_meta *meta, int *link_fd)
+{
+	int err;
+
+	*link_fd = -1;
+	if (hook == SJ_HOOK_TCX || hook == 0) {
+		err = tcx_attach(prog_fd, ifindex, link_fd);
+		if (!err) {
+			meta->hook = SJ_HOOK_TCX;
+			return 0;
+		}
+		/* an old kernel does not know the attach type */
+		if (hook == SJ_HOOK_TCX || err != -EINVAL)
+			return sj_err("cannot attach tcx egress program: %s%s",
+				      strerror(-err), err == -EINVAL ?
+				      " (kernel older than 6.6? try hook clsact)" : "");
+	}
+	err = clsact_attach(prog_fd, ifindex, meta);
+	if (err)
+		return sj_err("cannot attach clsact egress filter: %s", strerror(-err));
+	meta->hook = SJ_HOOK_CLSACT;
+	return 0;
+}
+
+static __u32 prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/* Removes our filter only if it is still ours, and the clsact qdisc only
+ * if we made it and nobody else put a filter under it since. */
+int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = meta->ifindex,
+		    .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, q, .handle = meta->tc_handle,
+		    .priority = meta->tc_priority);
+	int err;
+
+	err = bpf_tc_query(&hook, &q);
+	if (err == -ENOENT || err == -EINVAL || err == -ENODEV)
+		return 0;	/* gone with the device or removed by hand */
+	if (err)
+		return sj_err("cannot query our clsact filter: %s", strerror(-err));
+	if (prog_fd >= 0 && q.prog_id != prog_id(prog_fd))
+		return 0;	/* someone else's filter now holds that slot */
+	{
+		LIBBPF_OPTS(bpf_tc_opts, d, .handle = meta->tc_handle,
+			    .priority = meta->tc_priority);
+		err = bpf_tc_detach(&hook, &d);
+		if (err && err != -ENOENT)
+			return sj_err("cannot remove our clsact filter: %s",
+				      strerror(-err));
+	}
+	if (meta->created_clsact &&
+	    sj_count_filters(meta->ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)) == 0 &&
+	    sj_count_filters(meta->ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)) == 0) {
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&hook);
+	}
+	return 0;
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sojourn: CoDel for any interface, as BPF programs.  The commands are a
+ * table; each lives in its own file.  -n, -j and -s may stand anywhere, as
+ * with tc.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "output.h"
+
+const char *sj_netns_name;
+extern bool sj_show_stats;
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+} commands[] = {
+	{ "attach", cmd_attach,
+	  "attach DEV [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
+	  "              [ecn|noecn] [hook tcx|clsact] [-n NETNS]" },
+	{ "change", cmd_change,
+	  "change DEV [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
+	  "              [ecn|noecn] [-n NETNS]" },
+	{ "detach", cmd_detach, "detach DEV [-n NETNS]" },
+	{ "show", cmd_show, "show [DEV] [-s] [-j] [-n NETNS]" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: sojourn COMMAND ...\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "       sojourn %s\n", commands[i].usage);
+	fprintf(f, "TIME as tc writes it: 5ms, 100us, 1s.  -j: JSON, -s: statistics.\n");
+}
+
+/* libbpf's own warnings explain a failed load; its chatter does not help */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Takes the global options out of argv wherever they stand. */
+static int global_options(int *argc, char **argv, bool *json)
+{
+	int i, n = 0;
+
+	for (i = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--netns")) {
+			if (i + 1 >= *argc)
+				return sj_err("-n needs a network namespace name");
+			sj_netns_name = argv[++i];
+		} else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+			*json = true;
+		} else if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "--stats")) {
+			sj_show_stats = true;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	*argc = n;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool json = false;
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	argc -= 1;
+	argv += 1;
+	if (global_options(&argc, argv, &json))
+		return 1;
+	out_init(json);
+	libbpf_set_print(libbpf_print);
+	for (i = 0; i < NCOMMANDS; i++)
+		if (argc > 0 && !strcmp(argv[0], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1) ? 1 : 0;
+	sj_err("unknown command \"%s\" (try sojourn help)", argc > 0 ? argv[0] : "");
+	return 1;
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* rtnetlink queries through libmnl: a link's facts, its root qdisc, the
+ * filters under a tc hook. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/if.h>
+#include <linux/if_arp.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <linux/pkt_sched.h>
+#include "common.h"
+
+/* at least MNL_SOCKET_BUFFER_SIZE, which is not a constant */
+#define SJ_NL_BUF 16384
+
+struct nl_req {
+	char buf[SJ_NL_BUF];
+	struct nlmsghdr *nlh;
+};
+
+/* Sends the request and feeds every answer to cb until the kernel is done. */
+static int nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[SJ_NL_BUF];
+	struct mnl_socket *nl;
+	unsigned int seq, portid;
+	int ret;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	nlh->nlmsg_seq = seq = time(NULL);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	do {
+		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (ret <= 0) {
+			ret = ret < 0 ? -errno : -EIO;
+			break;
+		}
+		ret = mnl_cb_run(buf, ret, seq, portid, cb, data);
+	} while (ret > 0);
+	if (ret < 0 && errno)
+		ret = -errno;
+out:
+	mnl_socket_close(nl);
+	return ret;
+}
+
+static int link_attr(const struct nlattr *attr, void *data)
+{
+	struct sj_link *link = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case IFLA_IFNAME:
+		snprintf(link->name, sizeof(link->name), "%s",
+			 mnl_attr_get_str(attr));
+		break;
+	case IFLA_MTU:
+		link->mtu = mnl_attr_get_u32(attr);
+		break;
+	case IFLA_NUM_TX_QUEUES:
+		link->num_tx_queues = mnl_attr_get_u32(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	struct sj_link *link = data;
+
+	link->ifindex = ifm->ifi_index;
+	link->hard_header_len = ifm->ifi_type == ARPHRD_ETHER ? 14 : 0;
+	mnl_attr_parse(nlh, sizeof(*ifm), link_attr, link);
+	return MNL_CB_OK;
+}
+
+int sj_link_lookup(const char *name, struct sj_link *link)
+{
+	struct nl_req r;
+	struct ifinfomsg *ifm;
+	int ret;
+
+	memset(link, 0, sizeof(*link));
+	if (!name || !*name || strlen(name) >= IFNAMSIZ)
+		return -EINVAL;
+	r.nlh = mnl_nlmsg_put_header(r.buf);
+	r.nlh->nlmsg_type = RTM_GETLINK;
+	r.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(r.nlh, IFLA_IFNAME, name);
+	ret = nl_talk(r.nlh, link_cb, link);
+	if (ret >= 0 && !link->ifindex)
+		ret = -ENODEV;
+	if (ret < 0)
+		return ret;
+	if (!link->num_tx_queues)
+		link->num_tx_queues = 1;
+	return 0;
+}
+
+int sj_link_get(const char *name, struct sj_link *link)
+{
+	int ret = sj_link_lookup(name, link);
+
+	if (ret == -EINVAL)
+		return sj_err("bad device name \"%s\"", name ? name : "");
+	if (ret == -ENODEV)
+		return sj_err("cannot find device \"%s\"%s%s", name,
+			      sj_netns_name ? " in netns " : "",
+			      sj_netns_name ? sj_netns_name : "");
+	if (ret < 0)
+		return sj_err("cannot query device \"%s\": %s", name,
+			      strerror(-ret));
+	return 0;
+}
+
+struct tc_walk {
+	__u32 ifindex;
+	__u32 parent;
+	char *kind;
+	size_t kind_len;
+	int count;
+};
+
+static int kind_attr(const struct nlattr *attr, void *data)
+{
+	struct tc_walk *w = data;
+
+	if (mnl_attr_get_type(attr) == TCA_KIND)
+		snprintf(w->kind, w->kind_len, "%s", mnl_attr_get_str(attr));
+	return MNL_CB_OK;
+}
+
+static int root_qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct tc_walk *w = data;
+
+	if ((__u32)tcm->tcm_ifindex == w->ifindex && tcm->tcm_parent == TC_H_ROOT)
+		mnl_attr_parse(nlh, sizeof(*tcm), kind_attr, w);
+	return MNL_CB_OK;
+}
+
+static struct nlmsghdr *tc_dump_req(struct nl_req *r, int type, __u32 ifindex,
+				    __u32 parent)
+{
+	struct tcmsg *tcm;
+
+	r->nlh = mnl_nlmsg_put_header(r->buf);
+	r->nlh->nlmsg_type = type;
+	r->nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	tcm = mnl_nlmsg_put_extra_header(r->nlh, sizeof(*tcm));
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = parent;
+	return r->nlh;
+}
+
+int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len)
+{
+	struct tc_walk w = { .ifindex = ifindex, .kind = kind, .kind_len = len };
+	struct nl_req r;
+	int ret;
+
+	kind[0] = '\0';
+	ret = nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), root_qdisc_cb, &w);
+	if (ret < 0)
+		return sj_err("cannot list qdiscs: %s", strerror(-ret));
+	return 0;
+}
+
+static int filter_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct tc_walk *w = data;
+
+	if ((__u32)tcm->tcm_ifindex == w->ifindex && tcm->tcm_parent == w->parent)
+		w->count++;
+	return MNL_CB_OK;
+}
+
+int sj_count_filters(__u32 ifindex, __u32 parent)
+{
+	struct tc_walk w = { .ifindex = ifindex, .parent = parent };
+	struct nl_req r;
+	int ret;
+
+	ret = nl_talk(tc_dump_req(&r, RTM_GETTFILTER, ifindex, parent),
+		      filter_cb, &w);
+	if (ret < 0)
+		return ret;
+	return w.count;
+}

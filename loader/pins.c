@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One folder per attachment: SJ_PIN_ROOT/<netns cookie>-<ifindex>-egress.
+ * The cookie keeps two namespaces' "eth0" apart and, unlike an inode
+ * number, is never reused.  attach builds a folder under a "tmp-" name and
+ * renames it into place, so a folder with the final name is always whole.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include "common.h"
+
+void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex)
+{
+	snprintf(p->dir, sizeof(p->dir), "%s/%llu-%u-egress", SJ_PIN_ROOT,
+		 (unsigned long long)cookie, ifindex);
+}
+
+int sj_pin_path(char *buf, const char *dir, const char *name)
+{
+	int n = snprintf(buf, SJ_PATH_MAX, "%s/%s", dir, name);
+
+	return n < 0 || n >= SJ_PATH_MAX ? -1 : 0;
+}
+
+bool sj_pins_exist(const struct sj_pins *p)
+{
+	struct stat st;
+
+	return stat(p->dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Held until the process exits: attach, change and detach of any device
+ * take turns, so two of them never see each other's half-built folder. */
+int sj_pins_lock(void)
+{
+	static int fd = -1;
+
+	if (fd >= 0)
+		return 0;
+	if (mkdir(SJ_PIN_ROOT, 0700) && errno != EEXIST)
+		return sj_err("cannot create %s: %s", SJ_PIN_ROOT, strerror(errno));
+	fd = open(SJ_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX))
+		return sj_err("cannot lock %s: %s", SJ_PIN_ROOT, strerror(errno));
+	return 0;
+}
+
+int sj_pins_remove_dir(const char *dir)
+{
+	char path[SJ_PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int err = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (sj_pin_path(path, dir, de->d_name) || unlink(path))
+			err = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) && errno != ENOENT)
+		err = -errno;
+	return err;
+}
+
+/* A "tmp-PID-..." folder whose PID is gone was left by a killed attach. */
+static void remove_stale_tmp(const char *name)
+{
+	char path[SJ_PATH_MAX];
+	int pid;
+
+	if (sscanf(name, "tmp-%d-", &pid) != 1 || pid == getpid())
+		return;
+	if (kill(pid, 0) == 0 || errno != ESRCH)
+		return;
+	if (!sj_pin_path(path, SJ_PIN_ROOT, name))
+		sj_pins_remove_dir(path);
+}
+
+int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg)
+{
+	char path[SJ_PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(SJ_PIN_ROOT);
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!ret && (de = readdir(d))) {
+		if (!strncmp(de->d_name, "tmp-", 4)) {
+			remove_stale_tmp(de->d_name);
+			continue;
+		}
+		if (de->d_name[0] == '.')
+			continue;
+		if (sj_pin_path(path, SJ_PIN_ROOT, de->d_name))
+			continue;
+		ret = fn(path, arg);
+	}
+	closedir(d);
+	return ret;
+}
+
+int sj_meta_read(const char *dir, struct sj_meta *meta)
+{
+	char path[SJ_PATH_MAX];
+	__u32 zero = 0;
+	int fd, err;
+
+	if (sj_pin_path(path, dir, "meta"))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_lookup_elem(fd, &zero, meta);
+	close(fd);
+	return err ? -errno : 0;
+}
+
+struct find_arg {
+	const char *name;
+	__u64 cookie;
+	struct sj_pins *pins;
+};
+
+static int match_name(const char *dir, void *arg)
+{
+	struct find_arg *f = arg;
+	struct sj_meta meta;
+
+	if (sj_meta_read(dir, &meta) || meta.netns_cookie != f->cookie ||
+	    strncmp(meta.ifname, f->name, sizeof(meta.ifname)))
+		return 0;
+	snprintf(f->pins->dir, sizeof(f->pins->dir), "%s", dir);
+	return 1;
+}
+
+int sj_pins_find(const char *dev, __u64 cookie, struct sj_pins *pins)
+{
+	struct find_arg f = { .name = dev, .cookie = cookie, .pins = pins };
+	struct sj_link link;
+
+	if (sj_link_lookup(dev, &link) == 0) {
+		sj_pins_for(pins, cookie, link.ifindex);
+		return sj_pins_exist(pins) ? 0 : -ENOENT;
+	}
+	return sj_pins_foreach(match_name, &f) > 0 ? 0 : -ENODEV;
+}

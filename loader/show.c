@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * show: settings of each attachment, and with -s its counters under
+ * fq_codel's and codel's names.  Reads only the pins, so it works from any
+ * namespace and for devices that are gone.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "output.h"
+
+bool sj_show_stats;
+
+struct show_filter {
+	bool by_netns;
+	__u64 cookie;
+	__u32 ifindex;		/* 0: any */
+	const char *dev;	/* for a device that is gone */
+	int shown;
+};
+
+static int open_pin(const char *dir, const char *name)
+{
+	char path[SJ_PATH_MAX];
+
+	if (sj_pin_path(path, dir, name))
+		return -1;
+	return bpf_obj_get(path);
+}
+
+static int read_stats(const char *dir, struct sj_stats *sum)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, i;
+	struct sj_stats *per;
+	__u32 zero = 0;
+	size_t k;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpu <= 0 || (fd = open_pin(dir, "stats")) < 0)
+		return -1;
+	per = calloc(ncpu, sizeof(*per));
+	if (!per || bpf_map_lookup_elem(fd, &zero, per)) {
+		free(per);
+		close(fd);
+		return -1;
+	}
+	/* every field is a __u64 counter: add them up as such */
+	for (i = 0; i < ncpu; i++)
+		for (k = 0; k < sizeof(*sum) / sizeof(__u64); k++)
+			((__u64 *)sum)[k] += ((__u64 *)&per[i])[k];
+	free(per);
+	close(fd);
+	return 0;
+}
+
+static __u64 count_flows(const char *dir)
+{
+	struct sj_flow_key key, next;
+	int fd = open_pin(dir, "flows");
+	__u64 n = 0;
+	void *prev = NULL;
+
+	if (fd < 0)
+		return 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		n++;
+		key = next;
+		prev = &key;
+	}
+	close(fd);
+	return n;
+}
+
+static void show_queue(const struct sj_queue *q)
+{
+	out_u64("count", " count %llu", q->vars.count);
+	out_u64("lastcount", " lastcount %llu", q->vars.lastcount);
+	out_time("ldelay", " ldelay %s", CODEL_TO_NS(q->vars.ldelay));
+	out_bool("dropping", " dropping", q->vars.dropping);
+	out_u64("maxpacket", " maxpacket %llu", q->maxpacket);
+	out_u64("signals_pending", " signals_pending %llu", q->signals_pending);
+}
+
+static void show_stats(const char *dir, const struct sj_meta *meta)
+{
+	static const char *kinds[] = SJ_PKT_KIND_NAMES;
+	struct sj_queue q, first = {};
+	struct sj_stats st;
+	__u32 i, maxpacket = 0;
+	__u64 flows;
+	int fd;
+
+	read_stats(dir, &st);
+	flows = count_flows(dir);
+	fd = open_pin(dir, "queues");
+	if (fd >= 0)
+		bpf_map_lookup_elem_flags(fd, &(__u32){0}, &first, BPF_F_LOCK);
+	for (i = 0; fd >= 0 && i < meta->num_txq; i++)
+		if (!bpf_map_lookup_elem_flags(fd, &i, &q, BPF_F_LOCK) &&
+		    q.maxpacket > maxpacket)
+			maxpacket = q.maxpacket;
+
+	out_open_object("stats");
+	out_text("\n ");
+	out_u64("packets", " packets %llu", st.packets);
+	out_u64("bytes", " bytes %llu", st.bytes);
+	out_u64("drops", " drops %llu", st.drops);
+	out_u64("ecn_mark", " ecn_mark %llu", st.ecn_mark);
+	out_u64("ce_mark", " ce_mark %llu", st.ce_mark);
+	out_u64("drop_overlimit", " drop_overlimit %llu", st.drop_overlimit);
+	out_text("\n ");
+	out_u64("maxpacket", " maxpacket %llu", maxpacket);
+	/* one queue: its state is the device's, as codel shows it */
+	out_u64("count", " count %llu", first.vars.count);
+	out_u64("lastcount", " lastcount %llu", first.vars.lastcount);
+	out_time("ldelay", " ldelay %s", CODEL_TO_NS(first.vars.ldelay));
+	out_bool("dropping", " dropping", first.vars.dropping);
+	out_text("\n ");
+	out_u64("flows", " flows %llu", flows);
+	out_u64("flows_evicted", " flows_evicted %llu",
+		st.flows_created > flows ? st.flows_created - flows : 0);
+	out_u64("dequeued", " dequeued %llu", st.dequeued);
+	out_u64("unmeasured", " unmeasured %llu", st.unmeasured);
+	out_u64("edt_kept", " edt_kept %llu", st.edt_kept);
+	out_text("\n  parsed:");
+	out_open_object("parsed");
+	for (i = 0; i < SJ_PKT_KINDS; i++) {
+		char fmt[48];
+
+		snprintf(fmt, sizeof(fmt), " %s %%llu", kinds[i]);
+		out_u64(kinds[i], fmt, st.kind[i]);
+	}
+	out_close_object();
+	out_open_array("queues");
+	for (i = 0; fd >= 0 && i < meta->num_txq; i++) {
+		if (bpf_map_lookup_elem_flags(fd, &i, &q, BPF_F_LOCK))
+			continue;
+		out_open_object(NULL);
+		out_text("\n  queue %u:", i);
+		out_u64("queue", "", i);
+		show_queue(&q);
+		out_close_object();
+	}
+	out_close_array();
+	out_close_object();
+	if (fd >= 0)
+		close(fd);
+}
+
+static int show_one(const char *dir, void *arg)
+{
+	struct show_filter *f = arg;
+	struct sj_settings set = {};
+	struct sj_meta meta;
+	__u32 zero = 0;
+	int fd;
+
+	if (sj_meta_read(dir, &meta))
+		return 0;
+	if (f->by_netns && meta.netns_cookie != f->cookie)
+		return 0;
+	if (f->ifindex && meta.ifindex != f->ifindex)
+		return 0;
+	if (f->dev && !f->ifindex && strncmp(meta.ifname, f->dev, sizeof(meta.ifname)))
+		return 0;
+	fd = open_pin(dir, "settings");
+	if (fd >= 0) {
+		bpf_map_lookup_elem_flags(fd, &zero, &set, BPF_F_LOCK);
+		close(fd);
+	}
+	f->shown++;
+
+	out_open_object(NULL);
+	out_str("dev", "%s", meta.ifname);
+	out_str("netns", meta.netns[0] ? " netns %s" : "%s", meta.netns);
+	out_u64("netns_cookie", "", meta.netns_cookie);
+	out_str("direction", " %s", "egress");
+	out_u64("ifindex", " ifindex %llu", meta.ifindex);
+	out_str("hook", " hook %s", meta.hook == SJ_HOOK_TCX ? "tcx" : "clsact");
+	out_u64("queues", " queues %llu", meta.num_txq);
+	out_time("target", " target %s", set.target_ns);
+	out_time("interval", " interval %s", set.interval_ns);
+	if (set.ce_threshold_ns)
+		out_time("ce_threshold", " ce_threshold %s", set.ce_threshold_ns);
+	else
+		out_null("ce_threshold");
+	out_bool("ecn", " ecn", set.codel.ecn);
+	if (!set.codel.ecn)
+		out_text(" noecn");
+	out_str("pin", "\n pinned %s", dir);
+	if (sj_show_stats)
+		show_stats(dir, &meta);
+	out_text("\n");
+	out_close_object();
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct show_filter f = {};
+	struct sj_link link;
+
+	if (argc > 1)
+		return sj_err("usage: sojourn show [DEV] [-s] [-j] [-n NETNS]");
+	if (sj_check_privileges() || sj_check_bpffs())
+		return -1;
+	if (sj_netns_name || argc == 1) {
+		if (sj_netns_enter(sj_netns_name) || sj_netns_cookie(&f.cookie))
+			return -1;
+		f.by_netns = true;
+	}
+	if (argc == 1) {
+		f.dev = argv[0];
+		if (sj_link_lookup(argv[0], &link) == 0)
+			f.ifindex = link.ifindex;
+	}
+	out_open_array(NULL);
+	sj_pins_foreach(show_one, &f);
+	out_close_array();
+	out_flush();
+	if (f.dev && !f.shown && !f.ifindex)
+		return sj_err("cannot find device \"%s\"", f.dev);
+	return 0;
+}

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# CoDel with ECN on a 20 Mbit bottleneck (router egress: HTB + pfifo 1000).
+#
+#  1. FIFO alone: 4 cubic uploads fill the 1000-packet FIFO, so the bulk
+#     flows' RTT (sender srtt from ss) rises by hundreds of ms over idle.
+#  2. sojourn attached with its defaults (5 ms / 100 ms, ECN): the same load
+#     keeps the RTT rise near target, goodput stays within 10% of FIFO, the
+#     signals are CE marks (ecn_mark > 0) and drops are almost none.
+#  3. detach: the router's qdiscs and filters are exactly as before attach,
+#     and a short FIFO run is bloated again (the AQM is really gone).
+#  4. detach again succeeds (idempotent).
+#
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn
+
+SECS=${SECS:-20}
+cleanup() {
+	# Never leave an attachment behind for a namespace we are deleting.
+	[ -e "/run/netns/$NS_R" ] &&
+		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
+	topo_down
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+topo_up 1
+topo_ecn 1 1
+topo_shape 20mbit
+topo_servers 5201
+idle=$(idle_rtt)
+row "idle RTT (ms)" "$idle" "" info
+
+# 1. FIFO alone
+log "FIFO: 4 cubic flows for ${SECS}s"
+run_load fifo "$SECS" 5201:4 || die "iperf3 failed (FIFO run)"
+fifo_rtt=$(rtt_median fifo)
+fifo_gp=$(goodput fifo)
+check "FIFO: bulk RTT rise median (ms)" "$(fsub "$fifo_rtt" "$idle")" '>' 200
+row "FIFO: goodput (Mbit/s)" "$fifo_gp" "" info
+
+# 2. sojourn, ECN (the default)
+tc_snapshot "$NS_R" "$DEV_RS" >"$WORK/tc.before"
+log "sojourn attach $DEV_RS -n $NS_R"
+if ! sj attach "$DEV_RS" -n "$NS_R"; then
+	row "sojourn attach" "rc!=0" "" FAIL
+	FAILS=$((FAILS + 1))
+	finish codel_ecn
+fi
+stats=$(sj_stats "$DEV_RS")
+is "attached: ecn on by default" "$(jq -r '.ecn' <<<"$stats")" true
+log "sojourn: 4 cubic flows for ${SECS}s"
+tail0=$(pfifo_drops)
+run_load codel "$SECS" 5201:4 || die "iperf3 failed (sojourn run)"
+stats=$(sj_stats "$DEV_RS")
+log "stats: $(jq -c '.stats | del(.queues)' <<<"$stats")"
+codel_rtt=$(rtt_median codel)
+codel_gp=$(goodput codel)
+pkts=$(jq -r '.stats.packets // 0' <<<"$stats")
+drops=$(jq -r '.stats.drops // 0' <<<"$stats")
+check "sojourn: bulk RTT rise median (ms)" "$(fsub "$codel_rtt" "$idle")" '<' 15
+check "sojourn: goodput % of FIFO" \
+	"$(awk -v a="$codel_gp" -v b="$fifo_gp" 'BEGIN{printf "%.1f", 100*a/b}')" '>=' 90
+row "sojourn: goodput (Mbit/s)" "$codel_gp" "" info
+check "sojourn: packets seen" "$pkts" '>' 1000
+check "sojourn: ecn_mark" "$(jq -r '.stats.ecn_mark // "nan"' <<<"$stats")" '>' 0
+check "sojourn: drops % of packets" \
+	"$(awk -v d="$drops" -v p="$pkts" 'BEGIN{if (p > 0) printf "%.3f", 100*d/p; else print "nan"}')" '<=' 1
+row "sojourn: drops" "$drops" "" info
+row "sojourn: pfifo tail drops" $(($(pfifo_drops) - tail0)) "" info
+
+# 3. detach: everything as before, and bufferbloat is back
+if sj detach "$DEV_RS" -n "$NS_R"; then rc=0; else rc=$?; fi
+check "detach exit code" "$rc" '==' 0
+tc_snapshot "$NS_R" "$DEV_RS" >"$WORK/tc.after"
+snapshot_same "$WORK/tc.before" "$WORK/tc.after" "tc qdisc/filter of $DEV_RS"
+verdict "tc qdisc+filter as before attach" $?
+left=$(sj show "$DEV_RS" -j -n "$NS_R" 2>/dev/null | jq 'length' 2>/dev/null)
+check "attachments listed after detach" "${left:-0}" '==' 0
+log "FIFO again: 4 cubic flows for 8s"
+run_load after 8 5201:4 || die "iperf3 failed (after detach)"
+check "after detach: RTT rise median (ms)" "$(fsub "$(rtt_median after)" "$idle")" '>' 100
+
+# 4. detach is idempotent
+if sj detach "$DEV_RS" -n "$NS_R"; then rc=0; else rc=$?; fi
+check "second detach exit code" "$rc" '==' 0
+
+finish codel_ecn

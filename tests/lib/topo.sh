@@ -1,0 +1,381 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# Test topology for the end-to-end tests and the demo (sourced, not run).
+#
+#   client ns --veth-- router ns --veth-- server ns
+#   198.18.1.1    .1.254 | .2.254    198.18.2.1
+#                        `-- egress shaped: the bottleneck
+#
+# Why a router: a local TCP sender hides bufferbloat behind TCP small
+# queues (it never lets many packets sit in its own qdisc), so the queue
+# that grows must sit on a forwarding hop, like a home router's uplink.
+# Everything lives in network namespaces named after this shell's pid, so
+# tests can run side by side and never touch the machine's real interfaces.
+#
+# Functions set or use these globals:
+#   SJ_ROOT SOJOURN   repo root and the sojourn binary (SOJOURN= overrides)
+#   NS_C NS_R NS_S    namespace names (under /run/netns)
+#   DEV_C DEV_RC      client <-> router link (client side, router side)
+#   DEV_RS DEV_S      router <-> server link; DEV_RS egress is the bottleneck
+#   IP_C IP_S         client and server addresses
+#   WORK              scratch directory, removed by topo_down
+
+SJ_ROOT=${SJ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SOJOURN=${SOJOURN:-$SJ_ROOT/build/sojourn}
+
+SJ_ID=${SJ_ID:-sj$$}		# <= 9 chars, so every name below fits IFNAMSIZ
+NS_C=${SJ_ID}c NS_R=${SJ_ID}r NS_S=${SJ_ID}s
+DEV_C=${SJ_ID}c0 DEV_RC=${SJ_ID}r0 DEV_RS=${SJ_ID}r1 DEV_S=${SJ_ID}s0
+IP_C=198.18.1.1 IP_RC=198.18.1.254 IP_RS=198.18.2.254 IP_S=198.18.2.1
+IP6_C=fd00:5e:1::1 IP6_RC=fd00:5e:1::fe IP6_RS=fd00:5e:2::fe IP6_S=fd00:5e:2::1
+
+WARMUP=${WARMUP:-4}		# seconds of slow start left out of RTT samples
+TOPO_UP=0
+
+log() { printf '%s\n' "$*" >&2; }
+skip() { echo "SKIP: $*"; exit 77; }
+die() { echo "FAIL: $*"; [ -n "$TABLE" ] && table_print; exit 1; }
+
+# Run in a namespace.  `ip netns exec` remounts /sys (hiding /sys/fs/bpf),
+# which is fine for ip/tc/ss/sysctl/iperf3; bpf loading uses nsx instead.
+nsx() { local ns=$1; shift; nsenter --net="/run/netns/$ns" "$@"; }
+inc() { ip netns exec "$NS_C" "$@"; }
+inr() { ip netns exec "$NS_R" "$@"; }
+ins() { ip netns exec "$NS_S" "$@"; }
+
+# Skip (exit 77) unless we are root and have the tools.  Extra tool names
+# may be passed; "sojourn" asks for the built command.
+topo_require() {
+	local t
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	for t in ip tc ss ethtool iperf3 jq fping nsenter "$@"; do
+		case $t in
+		sojourn) [ -x "$SOJOURN" ] || skip "$SOJOURN not built (make first)" ;;
+		*) command -v "$t" >/dev/null || skip "$t not installed" ;;
+		esac
+	done
+	if ! mountpoint -q /sys/fs/bpf; then
+		mount -t bpf bpf /sys/fs/bpf || skip "cannot mount bpffs"
+	fi
+	# Start from a clean slate if an earlier shell with our pid left debris.
+	ip netns del "$NS_C" 2>/dev/null; ip netns del "$NS_R" 2>/dev/null
+	ip netns del "$NS_S" 2>/dev/null
+	return 0
+}
+
+# topo_up [QUEUES]: build the three hosts; QUEUES tx/rx queues per veth.
+topo_up() {
+	local q=${1:-1} ns dev
+	WORK=$(mktemp -d "/tmp/$SJ_ID.XXXXXX")
+	TOPO_UP=1
+	ip netns add "$NS_C" && ip netns add "$NS_R" && ip netns add "$NS_S" ||
+		die "cannot create namespaces"
+	# The veth ends are created straight inside their namespaces.
+	ip link add "$DEV_C" netns "$NS_C" numtxqueues "$q" numrxqueues "$q" \
+		type veth peer name "$DEV_RC" netns "$NS_R" \
+		numtxqueues "$q" numrxqueues "$q" || die "veth $DEV_C"
+	ip link add "$DEV_RS" netns "$NS_R" numtxqueues "$q" numrxqueues "$q" \
+		type veth peer name "$DEV_S" netns "$NS_S" \
+		numtxqueues "$q" numrxqueues "$q" || die "veth $DEV_RS"
+	for ns in "$NS_C" "$NS_R" "$NS_S"; do
+		ip -n "$ns" link set lo up
+		# No DAD wait for the fd00:5e:: test addresses.
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0
+	done
+	ip -n "$NS_C" addr add "$IP_C/24" dev "$DEV_C"
+	ip -n "$NS_R" addr add "$IP_RC/24" dev "$DEV_RC"
+	ip -n "$NS_R" addr add "$IP_RS/24" dev "$DEV_RS"
+	ip -n "$NS_S" addr add "$IP_S/24" dev "$DEV_S"
+	ip -n "$NS_C" addr add "$IP6_C/64" dev "$DEV_C" nodad
+	ip -n "$NS_R" addr add "$IP6_RC/64" dev "$DEV_RC" nodad
+	ip -n "$NS_R" addr add "$IP6_RS/64" dev "$DEV_RS" nodad
+	ip -n "$NS_S" addr add "$IP6_S/64" dev "$DEV_S" nodad
+	for dev in "$NS_C:$DEV_C" "$NS_R:$DEV_RC" "$NS_R:$DEV_RS" "$NS_S:$DEV_S"; do
+		ns=${dev%%:*} dev=${dev#*:}
+		ip -n "$ns" link set "$dev" up
+		# Segmentation offloads would let the router queue 64 KB
+		# super-packets; a real link queues MTU-sized ones.
+		ip netns exec "$ns" ethtool -K "$dev" tso off gso off gro off \
+			>/dev/null 2>&1 || die "ethtool -K $dev"
+	done
+	# Only the test subnets are routed; nothing leads out of the hosts.
+	ip -n "$NS_C" route add 198.18.2.0/24 via "$IP_RC"
+	ip -n "$NS_S" route add 198.18.1.0/24 via "$IP_RS"
+	ip -n "$NS_C" -6 route add fd00:5e:2::/64 via "$IP6_RC"
+	ip -n "$NS_S" -6 route add fd00:5e:1::/64 via "$IP6_RS"
+	inr sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	# Wait until the server answers through the router.
+	local i
+	for i in $(seq 50); do
+		inc fping -q -c1 -t 500 "$IP_S" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	die "topology: $IP_S unreachable from client"
+}
+
+# topo_down: kill what runs in our namespaces and delete them.  Safe to call
+# twice and on a half-built topology.
+topo_down() {
+	local ns pids
+	[ "$TOPO_UP" = 1 ] || return 0
+	for ns in "$NS_C" "$NS_R" "$NS_S"; do
+		[ -e "/run/netns/$ns" ] || continue
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		# shellcheck disable=SC2086
+		[ -n "$pids" ] && kill $pids 2>/dev/null
+	done
+	sleep 0.2
+	for ns in "$NS_C" "$NS_R" "$NS_S"; do
+		[ -e "/run/netns/$ns" ] || continue
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		# shellcheck disable=SC2086
+		[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "$WORK" ] && rm -rf "$WORK"
+	TOPO_UP=0
+}
+
+# topo_ecn CLIENT SERVER: net.ipv4.tcp_ecn for the two ends (1 = request).
+topo_ecn() {
+	inc sysctl -qw net.ipv4.tcp_ecn="$1"
+	ins sysctl -qw net.ipv4.tcp_ecn="$2"
+}
+
+# topo_shape [RATE]: the bottleneck, router egress toward the server:
+# HTB with a single default class at RATE and a 1000-packet FIFO under it.
+topo_shape() {
+	local rate=${1:-20mbit}
+	inr tc qdisc replace dev "$DEV_RS" root handle 1: htb default 1 &&
+	inr tc class add dev "$DEV_RS" parent 1: classid 1:1 htb rate "$rate" \
+		quantum 1514 &&
+	inr tc qdisc add dev "$DEV_RS" parent 1:1 handle 10: pfifo limit 1000 ||
+		die "cannot shape $DEV_RS"
+}
+
+# topo_shape_mq QUEUES [RATE]: root mq; under each of its classes 1:1..1:N
+# its own HTB at RATE with a 1000-packet FIFO: N independent bottlenecks.
+topo_shape_mq() {
+	local n=$1 rate=${2:-5mbit} i h
+	inr tc qdisc replace dev "$DEV_RS" root handle 1: mq || die "mq"
+	for i in $(seq "$n"); do
+		h=$((i + 10))
+		inr tc qdisc add dev "$DEV_RS" parent "1:$(printf %x "$i")" \
+			handle "$h:" htb default 1 &&
+		inr tc class add dev "$DEV_RS" parent "$h:" classid "$h:1" \
+			htb rate "$rate" quantum 1514 &&
+		inr tc qdisc add dev "$DEV_RS" parent "$h:1" pfifo limit 1000 ||
+			die "cannot shape queue $i of $DEV_RS"
+	done
+}
+
+# pfifo_drops: packets the FIFO(s) on the bottleneck dropped (tail drops)
+pfifo_drops() {
+	inr tc -s qdisc show dev "$DEV_RS" | awk '
+		/^qdisc/ { f = ($2 == "pfifo") }
+		f && /dropped/ { sub(",", "", $7); n += $7 }
+		END { print n + 0 }'
+}
+
+# topo_servers PORT...: an iperf3 server per port in the server namespace.
+topo_servers() {
+	local p i
+	for p in "$@"; do
+		ins iperf3 -s -B "$IP_S" -p "$p" >"$WORK/server.$p.log" 2>&1 &
+	done
+	for i in $(seq 50); do
+		local up=0
+		for p in "$@"; do
+			ins ss -Hltn "sport = :$p" | grep -q . && up=$((up + 1))
+		done
+		[ "$up" = $# ] && return 0
+		sleep 0.1
+	done
+	die "iperf3 servers did not start"
+}
+
+# probe COUNT PERIOD_MS: ICMP echo RTTs client -> server, one per line (ms);
+# lost probes print nothing.  fping's timeout defaults to the period, so it
+# is raised: under a bloated FIFO a reply takes far longer than 50 ms.
+probe() {
+	inc fping -q -C "$1" -p "$2" -t 5000 "$IP_S" 2>&1 |
+		sed -n 's/^[^:]* : //p' | tr ' ' '\n' | grep -E '^[0-9.]+$'
+}
+
+# idle_rtt [COUNT]: median RTT client -> server in ms, no load.
+idle_rtt() { probe "${1:-20}" 50 | median; }
+
+# run_load TAG SECS SPEC...: upload from client to server for SECS seconds.
+# SPEC is PORT:FLOWS (bulk cubic flows) or PORT:FLOWS:RATE (flows paced by
+# iperf3 in 1448-byte writes, so they do not burst; left out of the RTT
+# samples).  Leaves:
+#   $WORK/TAG.PORT.json  iperf3 client results
+#   $WORK/TAG.rtt        srtt samples (ms) of the bulk flows, one per flow
+#                        every 0.5 s, the first $WARMUP seconds left out
+#   $WORK/TAG.rttp       the same as "PORT SRTT" lines
+# With PROBE_HZ set, $WORK/TAG.probe collects ICMP probe RTTs (ms) too;
+# with SAMPLE_FN set, that function is called with TAG at every RTT sample.
+run_load() {
+	local tag=$1 secs=$2 spec port flows rate pids="" bulk="" t0 now rc=0
+	shift 2
+	: >"$WORK/$tag.rttp"
+	for spec in "$@"; do
+		IFS=: read -r port flows rate <<<"$spec"
+		inc timeout $((secs + 30)) iperf3 -c "$IP_S" -p "$port" \
+			-P "$flows" -t "$secs" -C cubic -J ${rate:+-b "$rate" -l 1448} \
+			>"$WORK/$tag.$port.json" 2>"$WORK/$tag.$port.err" &
+		pids="$pids $!"
+		[ -z "$rate" ] && bulk="$bulk $port"
+	done
+	if [ -n "$PROBE_HZ" ]; then
+		probe $((secs * PROBE_HZ)) $((1000 / PROBE_HZ)) \
+			>"$WORK/$tag.probe" &
+		pids="$pids $!"
+	fi
+	t0=$(date +%s.%N)
+	while :; do
+		sleep 0.5
+		now=$(date +%s.%N)
+		awk -v a="$now" -v b="$t0" -v s="$secs" 'BEGIN{exit !(a-b>s)}' &&
+			break
+		awk -v a="$now" -v b="$t0" -v w="$WARMUP" 'BEGIN{exit !(a-b>w)}' ||
+			continue
+		inc ss -Htin state established dst "$IP_S" |
+			ss_bulk_rtt "$bulk" >>"$WORK/$tag.rttp"
+		[ -n "$SAMPLE_FN" ] && "$SAMPLE_FN" "$tag"
+	done
+	awk '{print $2}' "$WORK/$tag.rttp" >"$WORK/$tag.rtt"
+	for p in $pids; do wait "$p" || rc=1; done
+	return $rc
+}
+
+# Reads `ss -tin` and prints "port srtt(ms)" of each established connection
+# to one of the PORTS that has moved real data (iperf3's control connection to
+# the same port has not, and its srtt is stale).
+ss_bulk_rtt() {
+	awk -v ports="$1" '
+	BEGIN { n = split(ports, p, " "); for (i = 1; i <= n; i++) want[p[i]] = 1 }
+	/^[0-9]/ { split($4, a, ":"); port = a[length(a)]; next }
+	{
+		rtt = ""; acked = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^rtt:/) { split(substr($i, 5), r, "/"); rtt = r[1] }
+			if ($i ~ /^bytes_acked:/) acked = substr($i, 13) + 0
+		}
+		if ((port in want) && rtt != "" && acked > 100000) print port, rtt
+	}'
+}
+
+# goodput TAG [PORT...]: received Mbit/s summed over the runs of TAG
+# (all ports unless given).
+goodput() {
+	local tag=$1 f files=""
+	shift
+	if [ $# -eq 0 ]; then
+		files=$(ls "$WORK/$tag".*.json)
+	else
+		for f in "$@"; do files="$files $WORK/$tag.$f.json"; done
+	fi
+	# shellcheck disable=SC2086
+	jq -s '[.[].end.sum_received.bits_per_second // 0] | add / 1e6' $files |
+		awk '{printf "%.2f\n", $1}'
+}
+
+# Percentiles of numbers on stdin: median, pctl P (0..100).
+pctl() {
+	sort -g | awk -v p="$1" '{v[NR] = $1}
+	END {
+		if (NR == 0) { print "nan"; exit }
+		i = int(p / 100 * (NR - 1) + 0.5) + 1
+		printf "%.2f\n", v[i]
+	}'
+}
+median() { pctl 50; }
+rtt_median() { median <"$WORK/$1.rtt"; }
+rtt_count() { wc -l <"$WORK/$1.rtt"; }
+# rtt_median_port TAG PORT: median srtt of the bulk flows to PORT
+rtt_median_port() { awk -v p="$2" '$1 == p {print $2}' "$WORK/$1.rttp" | median; }
+
+# Float compare: fcmp A OP B, e.g. fcmp "$x" '<' 15
+fcmp() { awk -v a="$1" -v b="$3" "BEGIN{exit !(a $2 b)}"; }
+fsub() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f\n", a - b}'; }
+
+# tc_snapshot NS DEV: the qdiscs and filters (both directions) of DEV in a
+# form that compares equal when nothing was added, removed or changed.
+# Counters are left out: they change with traffic.
+tc_snapshot() {
+	local ns=$1 dev=$2
+	{
+		echo "# qdisc"
+		ip netns exec "$ns" tc qdisc show dev "$dev"
+		echo "# class"
+		ip netns exec "$ns" tc class show dev "$dev"
+		echo "# filter egress"
+		ip netns exec "$ns" tc filter show dev "$dev" egress
+		echo "# filter ingress"
+		ip netns exec "$ns" tc filter show dev "$dev" ingress
+	} 2>&1 | sed -E 's/direct_packets_stat [0-9]+ //'
+}
+
+# snapshot_same A B WHAT: compare two snapshots, print the diff if they differ.
+snapshot_same() {
+	if diff -u "$1" "$2" >"$WORK/snapdiff" 2>&1; then
+		return 0
+	fi
+	log "$3 changed:"
+	sed 's/^/    /' "$WORK/snapdiff" >&2
+	return 1
+}
+
+# sojourn wrappers: the command enters the namespace itself (-n).  A hung
+# command must fail the test, not stall it: each call gets SJ_TIMEOUT s.
+SJ_TIMEOUT=${SJ_TIMEOUT:-15}
+sj() { timeout "$SJ_TIMEOUT" "$SOJOURN" "$@"; }
+# sj_stats DEV: the stats object of DEV's attachment in the router (JSON).
+sj_stats() {
+	sj show "$1" -s -j -n "$NS_R" | jq -c --arg d "$1" \
+		'[.[] | select(.dev == $d)][0]'
+}
+
+# A small results table: row NAME VALUE CHECK VERDICT
+TABLE=""
+FAILS=0
+row() { TABLE="$TABLE$(printf '%-40s %12s  %-10s %s' "$1" "$2" "$3" "$4")
+"; }
+# check NAME VALUE OP LIMIT: record a row and count a failure if not VALUE OP LIMIT
+check() {
+	# only numbers pass: "null", "nan" or "" (a missing field) fail
+	if [[ $2 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && fcmp "$2" "$3" "$4"; then
+		row "$1" "$2" "$3 $4" ok
+	else
+		row "$1" "${2:-none}" "$3 $4" FAIL
+		FAILS=$((FAILS + 1))
+	fi
+}
+# is NAME VALUE EXPECTED: a string must match exactly
+is() {
+	if [ "$2" = "$3" ]; then row "$1" "$2" "= $3" ok
+	else row "$1" "${2:-none}" "= $3" FAIL; FAILS=$((FAILS + 1)); fi
+}
+# verdict NAME COND-EXIT-STATUS: a yes/no assertion
+verdict() {
+	if [ "$2" = 0 ]; then row "$1" yes "" ok
+	else row "$1" no "" FAIL; FAILS=$((FAILS + 1)); fi
+}
+table_print() {
+	printf '%-40s %12s  %-10s %s\n' measured value needed result
+	printf '%s' "$TABLE"
+}
+# finish NAME: print the table and exit 0 if all checks passed.
+finish() {
+	echo
+	table_print
+	if [ "$FAILS" = 0 ]; then
+		echo "PASS: $1"
+		exit 0
+	fi
+	echo "FAIL: $1 ($FAILS check(s) failed)"
+	exit 1
+}
