@@ -222,8 +222,8 @@ int cmd_show(int argc, char **argv)
 	out_open_array(NULL);
 	sj_pins_foreach(show_one, &f);
 	out_close_array();
+	if (f.dev && !f.shown && !f.ifindex)	/* not even pins by that name */
+		return sj_link_get(f.dev, &link);
 	out_flush();
-	if (f.dev && !f.shown && !f.ifindex)
-		return sj_err("cannot find device \"%s\"", f.dev);
 	return 0;
 }

@@ -185,7 +185,7 @@ check_error() {
 		while IFS= read -r l; do why "  | $l"; done <"$WORK/err"
 	elif ! grep -q '^sojourn: ' "$WORK/err"; then
 		why "stderr does not start with 'sojourn: ': $(cat "$WORK/err")"
-	elif ! grep -Eq "$re" "$WORK/err"; then
+	elif ! grep -Eq -e "$re" "$WORK/err"; then
 		why "stderr lacks /$re/: $(cat "$WORK/err")"
 	fi
 }
@@ -201,7 +201,16 @@ expect_error() {
 	check_error "$rc" "$re"
 	[ ${#WHY[@]} -eq 0 ] && echo "      rc $rc: $(cat "$WORK/err")"
 	check_clean
+	# a leak must not fail the cases after this one too
+	[ ${#WHY[@]} -ne 0 ] && [ -z "$EXPECT_DEVS" ] && reset_state
 	verdict "$name"
+}
+
+reset_state() {
+	local d
+	for d in "$DQ" "$DN"; do
+		sj detach "$d" -n "$NS" >/dev/null 2>&1
+	done
 }
 
 # expect_ok NAME CMD...: CMD must succeed with nothing on stderr
@@ -241,6 +250,10 @@ grep -q 'sojourn attach DEV' "$WORK/out" || why "usage lacks attach"
 verdict "help: usage on stdout, exit 0"
 
 expect_error "unknown command" 'unknown command' sj frobnicate "$DQ" -n "$NS"
+expect_error "-n without a name" '-n needs' sj show -n
+expect_error "attach without a device" 'needs a device' sj attach -n "$NS"
+expect_error "change without a device" 'needs a device' sj change -n "$NS"
+expect_error "detach without a device" 'usage' sj detach -n "$NS"
 
 # ---- attach: wrong arguments ---------------------------------------------
 
