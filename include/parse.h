@@ -13,6 +13,14 @@
 
 #include "sojourn.h"
 
+/* clang unrolls the bounded loops for the verifier; gcc builds of the
+ * same code need no hint */
+#ifdef __clang__
+#define SJ_UNROLL _Pragma("unroll")
+#else
+#define SJ_UNROLL
+#endif
+
 #define SJ_MAX_VLAN_TAGS	2	/* 802.1ad outer + 802.1Q inner */
 #define SJ_MAX_IPV6_EXT		8	/* extension headers walked */
 
@@ -150,8 +158,9 @@ static __always_inline int sj_parse_ipv6(void *data, void *data_end,
 
 	cur = ip6 + 1;
 	next = ip6->nexthdr;
-#pragma unroll
-	for (i = 0; i < SJ_MAX_IPV6_EXT; i++) {
+SJ_UNROLL
+	/* one pass per extension header, and one more for the L4 header */
+	for (i = 0; i <= SJ_MAX_IPV6_EXT; i++) {
 		if (next == SJ_IPPROTO_FRAGMENT) {
 			if (cur + sizeof(struct sj_ipv6_frag_hdr) > data_end)
 				return SJ_PKT_TRUNCATED;
@@ -198,7 +207,7 @@ static __always_inline int sj_parse(void *data, void *data_end,
 		return SJ_PKT_TRUNCATED;
 	proto = eth->h_proto;
 
-#pragma unroll
+SJ_UNROLL
 	for (i = 0; i < SJ_MAX_VLAN_TAGS; i++) {
 		struct sj_vlan_hdr *vh = data + off;
 
@@ -240,15 +249,18 @@ static __always_inline __u16 sj_csum_replace16(__u16 check, __u16 old,
  */
 static __always_inline int sj_ipv4_set_ce(struct iphdr *ip)
 {
-	__u16 *word = (__u16 *)ip;	/* version, ihl and tos */
-	__u16 old = *word;
+	/* version, ihl and tos as one network-order word.  The new word is
+	 * computed, not read back after the byte store: the compiler may
+	 * keep the old load under strict aliasing. */
+	__u16 old = *(__u16 *)ip;
+	__u16 new = old | bpf_htons(SJ_ECN_CE);
 
 	if ((ip->tos & SJ_ECN_MASK) == SJ_ECN_NOT_ECT)
 		return 0;
 	if ((ip->tos & SJ_ECN_MASK) == SJ_ECN_CE)
 		return 1;
 	ip->tos |= SJ_ECN_CE;
-	ip->check = sj_csum_replace16(ip->check, old, *word);
+	ip->check = sj_csum_replace16(ip->check, old, new);
 	return 1;
 }
 
