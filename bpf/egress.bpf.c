@@ -18,6 +18,8 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+
 /* Headers we may need when the stack left them outside the linear part */
 #define SJ_PULL_LEN 128
 
@@ -111,7 +113,9 @@ static __always_inline int sj_take_signal(__u32 txq)
 	struct sj_queue *q = bpf_map_lookup_elem(&queues, &txq);
 	int taken = 0;
 
-	if (!q)
+	/* nearly every packet finds none: look before taking the lock, then
+	 * look again under it, where the signal is really taken */
+	if (!q || !READ_ONCE(q->signals_pending))
 		return 0;
 	bpf_spin_lock(&q->lock);
 	if (q->signals_pending) {
