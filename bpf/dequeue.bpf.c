@@ -108,8 +108,8 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	params = set->codel;
 	bpf_spin_unlock(&set->lock);
 
-	/* The backlog only matters once sojourn is above target, and reading
-	 * a per-CPU qdisc's backlog costs a read per CPU. */
+	/* the backlog only matters once sojourn is above target: below it,
+	 * skip the chase through the device's queues */
 	if (!codel_time_before(sojourn, params.target))
 		backlog = sj_qdisc_backlog(dev, txq);
 
@@ -122,7 +122,6 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		q->signals_pending = 0;
 	if (len > q->maxpacket)
 		q->maxpacket = len;
-	q->backlog = backlog;
 	bpf_spin_unlock(&q->lock);
 
 	sj_learn_txq(skb, qidx);

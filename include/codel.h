@@ -85,7 +85,8 @@ static __always_inline void codel_newton_step(struct codel_vars *v)
 
 	val >>= 2;	/* keeps the next product within 64 bits */
 	val = (val * invsqrt) >> (32 - 2 + 1);
-	v->rec_inv_sqrt = (__u32)(val >> REC_INV_SQRT_SHIFT);
+	/* kept to 16 bits, as the kernel keeps it in a u16 */
+	v->rec_inv_sqrt = (__u16)(val >> REC_INV_SQRT_SHIFT);
 }
 
 /* t + interval / sqrt(count), the division done as a Q0.32 multiply */

@@ -122,8 +122,6 @@ struct sj_queue {
 	struct codel_vars vars;
 	__u32 signals_pending;	/* earned, not yet carried out */
 	__u32 maxpacket;	/* largest packet seen leaving */
-	__u32 backlog;		/* the qdisc's bytes after the last dequeue */
-	__u32 pad;
 };
 
 /* The qdisc keeps no single backlog count we can read (lockless qdiscs) */
