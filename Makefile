@@ -94,3 +94,17 @@ demo: deps
 
 clean:
 	$(Q)rm -rf $(OUTPUT)
+
+# `make bench-cost`: egress cost per packet against a parse-only floor,
+# with up to 1M flows in the table (root; see bench/README.md)
+.PHONY: bench-cost
+$(OUTPUT)/floor.bpf.o: bench/floor.bpf.c $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/cost: bench/cost.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+bench-cost: $(OUTPUT)/cost $(OUTPUT)/floor.bpf.o
+	$(Q)$(OUTPUT)/cost

@@ -36,6 +36,8 @@ int sj_link_get(const char *name, struct sj_link *link);	/* says why */
 int sj_link_lookup(const char *name, struct sj_link *link);	/* -errno */
 /* kind of the root qdisc ("noqueue", "htb", "mq", ...) */
 int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len);
+/* a clsact qdisc is already there */
+bool sj_has_clsact(__u32 ifindex);
 /* number of tc filters under parent (e.g. clsact egress) */
 int sj_count_filters(__u32 ifindex, __u32 parent);
 

@@ -34,7 +34,9 @@ static int clsact_attach(int prog_fd, __u32 ifindex, struct sj_meta *meta)
 		    .attach_point = BPF_TC_EGRESS);
 	int err, i;
 
-	err = bpf_tc_hook_create(&hook);
+	/* ask first: creating over an existing one makes libbpf print the
+	 * kernel's refusal, which is no error of ours */
+	err = sj_has_clsact(ifindex) ? -EEXIST : bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST)
 		return err;
 	meta->created_clsact = err == 0;

@@ -171,6 +171,25 @@ static struct nlmsghdr *tc_dump_req(struct nl_req *r, int type, __u32 ifindex,
 	return r->nlh;
 }
 
+static int qdisc_at_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct tc_walk *w = data;
+
+	if ((__u32)tcm->tcm_ifindex == w->ifindex && tcm->tcm_parent == w->parent)
+		w->count++;
+	return MNL_CB_OK;
+}
+
+bool sj_has_clsact(__u32 ifindex)
+{
+	struct tc_walk w = { .ifindex = ifindex, .parent = TC_H_CLSACT };
+	struct nl_req r;
+
+	nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), qdisc_at_cb, &w);
+	return w.count > 0;
+}
+
 int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len)
 {
 	struct tc_walk w = { .ifindex = ifindex, .kind = kind, .kind_len = len };

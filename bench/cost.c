@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What the egress program costs per packet, against the floor (parse and
+ * count only, bench/floor.bpf.c), as the flow table grows to 1M flows.
+ * Both run through BPF_PROG_TEST_RUN; nothing is attached.  The figure is
+ * opts.duration, the kernel's own ns per run over `repeat` runs.
+ *
+ * Prints a markdown table; SKIP (exit 0) without root or BPF.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/tcp.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf_endian.h>
+
+#include "sojourn.h"
+#include "sojourn.skel.h"
+
+#define FLOOR_OBJ	"build/floor.bpf.o"
+#define FLOWS_MAX	((1u << 20) + 65536)
+#define NFRAMES		64	/* frames per measurement run */
+#define REPEAT		2000	/* test_run repeat per frame */
+#define ROUNDS		9	/* median over these */
+#define COLD_RUNS	4096	/* repeat=1 runs, a different flow each */
+#define CHUNK		65536	/* keys per batch update */
+
+static const __u32 counts[] = { 1, 1000, 100000, 1000000 };
+#define NCOUNTS		(sizeof(counts) / sizeof(counts[0]))
+
+struct frame {
+	__u8 b[14 + 20 + 20 + 8];
+	__u32 len;
+};
+
+static int egress_fd, floor_fd, flows_fd, stats_fd, ncpu;
+
+static struct sj_flow_key flow_key(__u32 i)
+{
+	struct sj_flow_key k = { .proto = IPPROTO_TCP, .family = 4 };
+
+	k.saddr[0] = htonl(0x0a000000u | i);		/* 10.0.0.0/8 */
+	k.daddr[0] = htonl(0xc6336407u);		/* 198.51.100.7 */
+	k.sport = htons(1024 + i % 50000);
+	k.dport = htons(80);
+	return k;
+}
+
+/* Ethernet, IPv4 (ECT(0)), TCP and 8 bytes of payload for flow i */
+static void flow_frame(__u32 i, struct frame *f)
+{
+	struct sj_flow_key k = flow_key(i);
+	struct ethhdr *eth = (void *)f->b;
+	struct iphdr *ip = (void *)(eth + 1);
+	struct tcphdr *th = (void *)(ip + 1);
+	__u32 sum = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->len = sizeof(f->b);
+	memcpy(eth->h_dest, "\x02\0\0\0\0\x02", 6);
+	memcpy(eth->h_source, "\x02\0\0\0\0\x01", 6);
+	eth->h_proto = htons(ETH_P_IP);
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->tos = 2;
+	ip->tot_len = htons(f->len - sizeof(*eth));
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_TCP;
+	ip->saddr = k.saddr[0];
+	ip->daddr = k.daddr[0];
+	for (int w = 0; w < 10; w++)
+		sum += ((__u16 *)ip)[w];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ip->check = ~sum;
+	th->source = k.sport;
+	th->dest = k.dport;
+	th->seq = htonl(1);
+	th->doff = 5;
+	th->ack = 1;
+	th->window = htons(512);
+	memcpy(th + 1, "payload!", 8);
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "cost: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+/* ns per packet, as the kernel measured it */
+static __u32 run(int prog, const struct frame *f, __u32 repeat)
+{
+	__u8 out[sizeof(f->b) + 64];
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = f->b,
+		.data_size_in = f->len,
+		.data_out = out,
+		.data_size_out = sizeof(out),
+		.repeat = repeat,
+	);
+
+	if (bpf_prog_test_run_opts(prog, &o))
+		die("test_run", errno);
+	if ((int)o.retval != SJ_ACT_NEXT) {
+		fprintf(stderr, "cost: verdict %d, want %d\n", (int)o.retval,
+			SJ_ACT_NEXT);
+		exit(1);
+	}
+	return o.duration;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Adds flows [from, to) to the table */
+static void populate(__u32 from, __u32 to)
+{
+	static struct sj_flow_key keys[CHUNK];
+	static struct sj_flow vals[CHUNK];
+	struct timespec ts;
+	__u64 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	for (__u32 base = from; base < to; base += CHUNK) {
+		__u32 n = to - base < CHUNK ? to - base : CHUNK;
+		__u32 cnt = n;
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+		for (__u32 j = 0; j < n; j++) {
+			keys[j] = flow_key(base + j);
+			vals[j] = (struct sj_flow){ .first_seen_ns = now,
+						    .last_seen_ns = now };
+		}
+		if (bpf_map_update_batch(flows_fd, keys, vals, &cnt, &bo) == 0)
+			continue;
+		for (__u32 j = 0; j < n; j++)	/* no batch ops: one by one */
+			if (bpf_map_update_elem(flows_fd, &keys[j], &vals[j], 0))
+				die("populate flows", errno);
+	}
+}
+
+/* Flows among [0, n) not in the table (LRU evictions) */
+static __u32 missing(__u32 n)
+{
+	struct sj_flow v;
+	__u32 miss = 0;
+
+	for (__u32 i = 0; i < n; i++) {
+		struct sj_flow_key k = flow_key(i);
+
+		if (bpf_map_lookup_elem(flows_fd, &k, &v))
+			miss++;
+	}
+	return miss;
+}
+
+static __u64 flows_created(void)
+{
+	struct sj_stats *v = calloc(ncpu, sizeof(*v));
+	__u32 zero = 0;
+	__u64 sum = 0;
+
+	if (!v || bpf_map_lookup_elem(stats_fd, &zero, v))
+		die("read stats", errno ? errno : ENOMEM);
+	for (int c = 0; c < ncpu; c++)
+		sum += v[c].flows_created;
+	free(v);
+	return sum;
+}
+
+static unsigned long long memlock(int fd)
+{
+	char path[64], line[256];
+	unsigned long long m = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &m) == 1)
+			break;
+	fclose(f);
+	return m;
+}
+
+static void write_settings(int fd)
+{
+	struct sj_settings s = {
+		.codel = {
+			.target = CODEL_MS(5),
+			.interval = CODEL_MS(100),
+			.ce_threshold = CODEL_DISABLED_THRESHOLD,
+			.mtu = 1514,
+			.ecn = 1,
+		},
+		.target_ns = 5000000,
+		.interval_ns = 100000000,
+	};
+	__u32 zero = 0;
+
+	/* a value with a bpf_spin_lock: BPF_F_LOCK where the kernel takes it */
+	if (bpf_map_update_elem(fd, &zero, &s, BPF_F_LOCK) &&
+	    bpf_map_update_elem(fd, &zero, &s, 0))
+		die("write settings", errno);
+}
+
+struct result {
+	double floor, egress;		/* warm: median of rounds, ns/pkt */
+	double cold_floor, cold_egress;	/* repeat=1: median of runs */
+};
+
+static void measure(__u32 n, struct result *r)
+{
+	static struct frame frames[NFRAMES], cold[COLD_RUNS];
+	static double ce[COLD_RUNS], cf[COLD_RUNS];
+	double fl[ROUNDS], eg[ROUNDS];
+
+	for (int i = 0; i < NFRAMES; i++)
+		flow_frame(n == 1 ? 0 : (__u32)random() % n, &frames[i]);
+	for (int i = 0; i < COLD_RUNS; i++)
+		flow_frame(n == 1 ? 0 : (__u32)random() % n, &cold[i]);
+
+	/* warm up both programs and the frames' flow entries */
+	for (int i = 0; i < NFRAMES; i++) {
+		run(egress_fd, &frames[i], 10);
+		run(floor_fd, &frames[i], 10);
+	}
+	for (int round = 0; round < ROUNDS; round++) {
+		double se = 0, sf = 0;
+
+		/* interleaved, the order alternating per frame */
+		for (int i = 0; i < NFRAMES; i++) {
+			if ((i + round) & 1) {
+				se += run(egress_fd, &frames[i], REPEAT);
+				sf += run(floor_fd, &frames[i], REPEAT);
+			} else {
+				sf += run(floor_fd, &frames[i], REPEAT);
+				se += run(egress_fd, &frames[i], REPEAT);
+			}
+		}
+		eg[round] = se / NFRAMES;
+		fl[round] = sf / NFRAMES;
+	}
+	r->egress = median(eg, ROUNDS);
+	r->floor = median(fl, ROUNDS);
+
+	for (int i = 0; i < COLD_RUNS; i++) {
+		if (i & 1) {
+			ce[i] = run(egress_fd, &cold[i], 1);
+			cf[i] = run(floor_fd, &cold[i], 1);
+		} else {
+			cf[i] = run(floor_fd, &cold[i], 1);
+			ce[i] = run(egress_fd, &cold[i], 1);
+		}
+	}
+	r->cold_egress = median(ce, COLD_RUNS);
+	r->cold_floor = median(cf, COLD_RUNS);
+}
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt,
+		       va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(void)
+{
+	struct result res[NCOUNTS];
+	struct sojourn_bpf *skel;
+	struct bpf_object *fobj;
+	struct bpf_program *fprog;
+	unsigned long long mem = 0;
+	__u32 have = 0, miss[NCOUNTS];
+	__u64 created0;
+	cpu_set_t cpus;
+	int err, base = -1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (geteuid() != 0) {
+		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
+		return 0;
+	}
+	libbpf_set_print(quiet_print);
+	srandom(1);
+	/* one CPU: the per-CPU counters and caches stay put */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+
+	skel = sojourn_bpf__open();
+	if (!skel) {
+		printf("SKIP: cannot open the BPF object: %s\n", strerror(errno));
+		return 0;
+	}
+	err = bpf_map__set_max_entries(skel->maps.flows, FLOWS_MAX);
+	if (err)
+		die("set flows max_entries", err);
+	err = sojourn_bpf__load(skel);
+	if (err) {
+		printf("SKIP: cannot load sojourn: %s\n", strerror(-err));
+		return 0;
+	}
+	fobj = bpf_object__open_file(FLOOR_OBJ, NULL);
+	if (!fobj)
+		die("open " FLOOR_OBJ, errno);
+	if ((err = bpf_object__load(fobj)))
+		die("load " FLOOR_OBJ, err);
+	fprog = bpf_object__find_program_by_name(fobj, "floor_parse");
+	if (!fprog)
+		die("floor_parse", ENOENT);
+
+	egress_fd = bpf_program__fd(skel->progs.sojourn_egress);
+	floor_fd = bpf_program__fd(fprog);
+	flows_fd = bpf_map__fd(skel->maps.flows);
+	stats_fd = bpf_map__fd(skel->maps.stats);
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		die("libbpf_num_possible_cpus", ncpu);
+	write_settings(bpf_map__fd(skel->maps.settings));
+
+	created0 = flows_created();
+	for (size_t c = 0; c < NCOUNTS; c++) {
+		populate(have, counts[c]);
+		have = counts[c];
+		miss[c] = missing(have);
+		measure(counts[c], &res[c]);
+		if (counts[c] == 1000)
+			base = c;
+		if (counts[c] == 1000000)
+			mem = memlock(flows_fd);
+		fprintf(stderr, "  %u flows done\n", counts[c]);
+	}
+
+	printf("\nCost per packet, BPF_PROG_TEST_RUN opts.duration (kernel ns), "
+	       "%d frames x repeat %d, median of %d rounds, IPv4/TCP, "
+	       "flows map max_entries %u\n\n", NFRAMES, REPEAT, ROUNDS,
+	       FLOWS_MAX);
+	printf("| flows | floor ns/pkt | egress ns/pkt | ratio egress/floor "
+	       "| egress vs 1k-flow cost |\n");
+	printf("|------:|-------------:|--------------:|-------------------:"
+	       "|-----------------------:|\n");
+	for (size_t c = 0; c < NCOUNTS; c++)
+		printf("| %u | %.1f | %.1f | %.2f | %.2f |\n", counts[c],
+		       res[c].floor, res[c].egress,
+		       res[c].egress / res[c].floor,
+		       res[c].egress / res[base].egress);
+
+	printf("\nrepeat=1, a different random flow per run, median of %d "
+	       "runs (entries mostly cold in cache; includes the kernel's "
+	       "timer read):\n\n", COLD_RUNS);
+	printf("| flows | floor ns/pkt | egress ns/pkt | ratio egress/floor "
+	       "| egress vs 1k-flow cost |\n");
+	printf("|------:|-------------:|--------------:|-------------------:"
+	       "|-----------------------:|\n");
+	for (size_t c = 0; c < NCOUNTS; c++)
+		printf("| %u | %.0f | %.0f | %.2f | %.2f |\n", counts[c],
+		       res[c].cold_floor, res[c].cold_egress,
+		       res[c].cold_egress / res[c].cold_floor,
+		       res[c].cold_egress / res[base].cold_egress);
+
+	printf("\nflows map memory at 1M flows (fdinfo memlock): %llu bytes "
+	       "(%.1f MiB)\n", mem, mem / 1048576.0);
+	printf("flows missing from the table after populating:");
+	for (size_t c = 0; c < NCOUNTS; c++)
+		printf(" %u@%u", miss[c], counts[c]);
+	printf("\nflows created by egress during measurement: %llu "
+	       "(0: every packet hit a populated entry)\n",
+	       (unsigned long long)(flows_created() - created0));
+
+	printf("\ntargets: egress <= 1.3x floor: %s; "
+	       "1M-flow cost within 1.2x of 1k-flow cost: %s\n",
+	       res[NCOUNTS - 1].egress <= 1.3 * res[NCOUNTS - 1].floor &&
+	       res[0].egress <= 1.3 * res[0].floor ? "met" : "NOT met",
+	       res[NCOUNTS - 1].egress <= 1.2 * res[base].egress ?
+	       "met" : "NOT met");
+
+	bpf_object__close(fobj);
+	sojourn_bpf__destroy(skel);
+	return 0;
+}

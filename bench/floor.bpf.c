@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The floor for bench/cost.c: a tc program that parses the frame with the
+ * same sj_parse() the egress program uses, counts the kind per CPU and
+ * passes the packet on.  Nothing else: what every AQM must at least pay.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "sojourn.h"
+#include "parse.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SJ_PKT_KINDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} floor_kinds SEC(".maps");
+
+SEC("tc")
+int floor_parse(struct __sk_buff *skb)
+{
+	struct sj_pkt pkt;
+	__u32 kind = sj_parse((void *)(long)skb->data,
+			      (void *)(long)skb->data_end, &pkt);
+	__u64 *n = bpf_map_lookup_elem(&floor_kinds, &kind);
+
+	if (n)
+		(*n)++;
+	return SJ_ACT_NEXT;
+}
