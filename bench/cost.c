@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,28 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+static double field(const struct result *r, size_t off)
+{
+	return *(const double *)((const char *)r + off);
+}
+
+/* One markdown table of floor against egress; base is the 1k-flow row. */
+static void print_table(const struct result *res, size_t floor_off,
+			size_t egress_off, int decimals, size_t base)
+{
+	printf("| flows | floor ns/pkt | egress ns/pkt | ratio egress/floor "
+	       "| egress vs 1k-flow cost |\n");
+	printf("|------:|-------------:|--------------:|-------------------:"
+	       "|-----------------------:|\n");
+	for (size_t c = 0; c < NCOUNTS; c++) {
+		double f = field(&res[c], floor_off), e = field(&res[c], egress_off);
+
+		printf("| %u | %.*f | %.*f | %.2f | %.2f |\n", counts[c],
+		       decimals, f, decimals, e, e / f,
+		       e / field(&res[base], egress_off));
+	}
+}
+
 int main(void)
 {
 	struct result res[NCOUNTS];
@@ -363,28 +386,13 @@ int main(void)
 	       "%d frames x repeat %d, median of %d rounds, IPv4/TCP, "
 	       "flows map max_entries %u\n\n", NFRAMES, REPEAT, ROUNDS,
 	       FLOWS_MAX);
-	printf("| flows | floor ns/pkt | egress ns/pkt | ratio egress/floor "
-	       "| egress vs 1k-flow cost |\n");
-	printf("|------:|-------------:|--------------:|-------------------:"
-	       "|-----------------------:|\n");
-	for (size_t c = 0; c < NCOUNTS; c++)
-		printf("| %u | %.1f | %.1f | %.2f | %.2f |\n", counts[c],
-		       res[c].floor, res[c].egress,
-		       res[c].egress / res[c].floor,
-		       res[c].egress / res[base].egress);
-
+	print_table(res, offsetof(struct result, floor),
+		    offsetof(struct result, egress), 1, base);
 	printf("\nrepeat=1, a different random flow per run, median of %d "
 	       "runs (entries mostly cold in cache; includes the kernel's "
 	       "timer read):\n\n", COLD_RUNS);
-	printf("| flows | floor ns/pkt | egress ns/pkt | ratio egress/floor "
-	       "| egress vs 1k-flow cost |\n");
-	printf("|------:|-------------:|--------------:|-------------------:"
-	       "|-----------------------:|\n");
-	for (size_t c = 0; c < NCOUNTS; c++)
-		printf("| %u | %.0f | %.0f | %.2f | %.2f |\n", counts[c],
-		       res[c].cold_floor, res[c].cold_egress,
-		       res[c].cold_egress / res[c].cold_floor,
-		       res[c].cold_egress / res[base].cold_egress);
+	print_table(res, offsetof(struct result, cold_floor),
+		    offsetof(struct result, cold_egress), 0, base);
 
 	printf("\nflows map memory at 1M flows (fdinfo memlock): %llu bytes "
 	       "(%.1f MiB)\n", mem, mem / 1048576.0);

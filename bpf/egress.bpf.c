@@ -108,14 +108,13 @@ static __always_inline int sj_txq_of(struct __sk_buff *skb)
 }
 
 /* Takes one pending signal of the queue, if there is one. */
-static __always_inline int sj_take_signal(__u32 txq)
+static __always_inline int sj_take_signal(struct sj_queue *q)
 {
-	struct sj_queue *q = bpf_map_lookup_elem(&queues, &txq);
 	int taken = 0;
 
 	/* nearly every packet finds none: look before taking the lock, then
 	 * look again under it, where the signal is really taken */
-	if (!q || !READ_ONCE(q->signals_pending))
+	if (!READ_ONCE(q->signals_pending))
 		return 0;
 	bpf_spin_lock(&q->lock);
 	if (q->signals_pending) {
@@ -126,14 +125,6 @@ static __always_inline int sj_take_signal(__u32 txq)
 	return taken;
 }
 
-static __always_inline codel_time_t sj_queue_ldelay(__u32 txq)
-{
-	struct sj_queue *q = bpf_map_lookup_elem(&queues, &txq);
-
-	/* one aligned word: a racy read is still a value the queue had */
-	return q ? q->vars.ldelay : 0;
-}
-
 SEC("tc")
 int sojourn_egress(struct __sk_buff *skb)
 {
@@ -141,6 +132,7 @@ int sojourn_egress(struct __sk_buff *skb)
 	struct sj_settings *set;
 	struct sj_stats *st;
 	struct sj_flow *flow;
+	struct sj_queue *q;
 	struct sj_pkt pkt;
 	__u32 zero = 0;
 	int kind, txq;
@@ -169,16 +161,20 @@ int sojourn_egress(struct __sk_buff *skb)
 	txq = sj_txq_of(skb);
 	if (txq < 0)
 		return SJ_ACT_NEXT;
+	q = bpf_map_lookup_elem(&queues, &txq);
+	if (!q)
+		return SJ_ACT_NEXT;
 
+	/* ldelay is one aligned word: a racy read is a value the queue had */
 	if (pkt.ecn != SJ_ECN_NOT_ECT &&
-	    codel_over_ce_threshold(&set->codel, sj_queue_ldelay(txq)) &&
+	    codel_over_ce_threshold(&set->codel, q->vars.ldelay) &&
 	    sj_set_ce(skb, &pkt)) {
 		st->ce_mark++;
 		if (flow)
 			__sync_fetch_and_add(&flow->ce_marks, 1);
 	}
 
-	if (!sj_take_signal(txq))
+	if (!sj_take_signal(q))
 		return SJ_ACT_NEXT;
 	if (set->codel.ecn && pkt.ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, &pkt)) {
 		st->ecn_mark++;

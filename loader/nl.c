@@ -171,7 +171,8 @@ static struct nlmsghdr *tc_dump_req(struct nl_req *r, int type, __u32 ifindex,
 	return r->nlh;
 }
 
-static int qdisc_at_cb(const struct nlmsghdr *nlh, void *data)
+/* counts the qdiscs or filters whose parent is w->parent */
+static int count_at_parent_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
 	struct tc_walk *w = data;
@@ -186,7 +187,7 @@ bool sj_has_clsact(__u32 ifindex)
 	struct tc_walk w = { .ifindex = ifindex, .parent = TC_H_CLSACT };
 	struct nl_req r;
 
-	nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), qdisc_at_cb, &w);
+	nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), count_at_parent_cb, &w);
 	return w.count > 0;
 }
 
@@ -203,16 +204,6 @@ int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len)
 	return 0;
 }
 
-static int filter_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
-	struct tc_walk *w = data;
-
-	if ((__u32)tcm->tcm_ifindex == w->ifindex && tcm->tcm_parent == w->parent)
-		w->count++;
-	return MNL_CB_OK;
-}
-
 int sj_count_filters(__u32 ifindex, __u32 parent)
 {
 	struct tc_walk w = { .ifindex = ifindex, .parent = parent };
@@ -220,7 +211,7 @@ int sj_count_filters(__u32 ifindex, __u32 parent)
 	int ret;
 
 	ret = nl_talk(tc_dump_req(&r, RTM_GETTFILTER, ifindex, parent),
-		      filter_cb, &w);
+		      count_at_parent_cb, &w);
 	if (ret < 0)
 		return ret;
 	return w.count;
