@@ -32,6 +32,9 @@ LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(OUTPUT)/loader/%.o,$(LOADER_SRCS))
 HEADERS   := $(wildcard include/*.h) $(wildcard loader/*.h)
 UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt
+# mk/*.mk: one fragment per concern (observability, fleet, bench, fuzz);
+# each may add to DEB_PKGS, UNIT_TESTS, LDLIBS and define its own targets
+EXTRA_BINS :=
 
 .PHONY: all clean deps check demo tests
 all: $(OUTPUT)/sojourn
@@ -39,7 +42,7 @@ all: $(OUTPUT)/sojourn
 $(OUTPUT) $(OUTPUT)/loader:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/maps.bpf.h $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -72,7 +75,7 @@ $(OUTPUT)/test_pkt: tests/prog/test_pkt.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | 
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
 
-tests: all $(UNIT_TESTS)
+tests: all $(UNIT_TESTS) $(EXTRA_BINS)
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
@@ -108,3 +111,5 @@ $(OUTPUT)/cost: bench/cost.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
 
 bench-cost: $(OUTPUT)/cost $(OUTPUT)/floor.bpf.o
 	$(Q)$(OUTPUT)/cost
+
+-include $(sort $(wildcard mk/*.mk))

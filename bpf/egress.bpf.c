@@ -15,6 +15,7 @@
  */
 #include "maps.bpf.h"
 #include "parse.h"
+#include "observe.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -22,6 +22,20 @@
 /* 16 intervals must fit the signed 32-bit codel clock (~2199 s) */
 #define SJ_MAX_INTERVAL_US	(100ULL * 1000000)
 
+/*
+ * Rate mode.  The horizon caps the virtual queue: a packet that would leave
+ * later is dropped (drop_overlimit).  1 s is ten CoDel intervals, room
+ * enough for the law to rein in a slow start before tail drops take over,
+ * and still a bound an operator can live with when `pace` turns it into
+ * real waiting (fq's 10 s is for pacing, not for queueing; Cilium's 2 s
+ * has no AQM in front of it).  The burst is the credit an idle queue
+ * earns: 32 KB lets a TSO/GRO train of ~20 packets through at once.
+ */
+#define SJ_DEFAULT_HORIZON_US	1000000
+#define SJ_DEFAULT_BURST_BYTES	32768
+#define SJ_MIN_RATE_BPS		1000ULL			/* 8 kbit */
+#define SJ_MAX_RATE_BPS		(400ULL * 1000 * 1000 * 1000 / 8)	/* 400 gbit */
+
 #define SJ_FLOWS_DEFAULT	65536	/* per attachment, LRU beyond */
 #define SJ_MAX_TXQ		256	/* queues tracked per device */
 #define SJ_TXQ_MAP_SIZE		16384	/* skb hash -> txq, mq devices */
@@ -38,9 +52,25 @@
 #define SJ_ACT_DROP		2	/* TCX_DROP == TC_ACT_SHOT */
 
 enum sj_hook {
-	SJ_HOOK_TCX = 1,	/* bpf_link on tcx egress, kernels >= 6.6 */
+	SJ_HOOK_TCX = 1,	/* bpf_link on tcx, kernels >= 6.6 */
 	SJ_HOOK_CLSACT = 2,	/* direct-action filter under clsact */
+	SJ_HOOK_XDP = 3,	/* ingress, through libxdp's dispatcher */
 };
+
+/* Which way the packets we manage go; one attachment each way */
+enum sj_dir {
+	SJ_DIR_EGRESS = 0,
+	SJ_DIR_INGRESS = 1,
+};
+
+enum sj_mode {
+	SJ_MODE_QUEUE = 0,	/* sojourn measured in the device's real queue */
+	SJ_MODE_RATE = 1,	/* sojourn of a virtual queue drained at a rate */
+};
+
+/* How libxdp placed our XDP program (enum xdp_attach_mode's values) */
+#define SJ_XDP_MODE_NATIVE	1
+#define SJ_XDP_MODE_SKB		2
 
 /* The live settings of one attachment; `change` rewrites it in place. */
 struct sj_settings {
@@ -51,6 +81,12 @@ struct sj_settings {
 	__u64 target_ns;
 	__u64 interval_ns;
 	__u64 ce_threshold_ns;
+	/* rate mode only; retuned in place like the rest */
+	__u64 rate_Bps;		/* bytes per second the virtual queue drains */
+	__u64 burst_bytes;	/* credit an idle virtual queue may build up */
+	__u64 horizon_ns;	/* departures further ahead are dropped */
+	__u32 pace;		/* write the departure into skb->tstamp (EDT) */
+	__u32 pad;
 };
 
 /*
@@ -122,6 +158,9 @@ struct sj_queue {
 	struct codel_vars vars;
 	__u32 signals_pending;	/* earned, not yet carried out */
 	__u32 maxpacket;	/* largest packet seen leaving */
+	/* rate mode: when the last admitted packet leaves the virtual queue
+	 * (CLOCK_MONOTONIC ns); shared by all CPUs, moved under `lock` */
+	__u64 departure_ns;
 };
 
 /* The qdisc keeps no single backlog count we can read (lockless qdiscs) */
@@ -139,6 +178,10 @@ struct sj_meta {
 	__u32 tc_handle;	/* clsact filter we own, 0 under tcx */
 	__u32 tc_priority;
 	__u32 created_clsact;	/* we made the clsact qdisc, so we remove it */
+	__u32 direction;	/* enum sj_dir */
+	__u32 mode;		/* enum sj_mode */
+	__u32 xdp_mode;		/* SJ_XDP_MODE_*, under SJ_HOOK_XDP */
+	__u32 prog_id;		/* our tc or XDP program, to find it again */
 	__u64 attached_at;	/* CLOCK_REALTIME seconds */
 	char ifname[16];
 	char netns[64];		/* name given with -n, "" for the caller's */

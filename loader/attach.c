@@ -26,26 +26,29 @@ struct attach_ctx {
 	char tmp[SJ_PATH_MAX];
 };
 
+/* Every map of the object, by its name, then the programs and links. */
 static int pin_all(struct attach_ctx *c)
 {
 	struct {
 		const char *name;
 		int fd;
 	} objs[] = {
-		{ "settings", bpf_map__fd(c->skel->maps.settings) },
-		{ "meta", bpf_map__fd(c->skel->maps.meta) },
-		{ "queues", bpf_map__fd(c->skel->maps.queues) },
-		{ "stats", bpf_map__fd(c->skel->maps.stats) },
-		{ "flows", bpf_map__fd(c->skel->maps.flows) },
-		{ "txq_of_hash", bpf_map__fd(c->skel->maps.txq_of_hash) },
 		{ "prog_egress", bpf_program__fd(c->skel->progs.sojourn_egress) },
 		{ "prog_dequeue", bpf_program__fd(c->skel->progs.sojourn_dequeue) },
 		{ "link_dequeue", bpf_link__fd(c->dequeue_link) },
 		{ "link_egress", c->egress_link_fd },
 	};
 	char path[SJ_PATH_MAX];
+	struct bpf_map *map;
 	size_t i;
 
+	bpf_object__for_each_map(map, c->skel->obj) {
+		if (bpf_map__is_internal(map))
+			continue;	/* .rodata, .bss: not state anyone reads */
+		if (sj_pin_path(path, c->tmp, bpf_map__name(map)) ||
+		    bpf_obj_pin(bpf_map__fd(map), path))
+			return sj_err("cannot pin %s: %s", path, strerror(errno));
+	}
 	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
 		if (objs[i].fd < 0)
 			continue;	/* clsact has no egress link */

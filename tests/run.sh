@@ -10,9 +10,10 @@ log=$out/test-logs
 mkdir -p "$log"
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 
-tests=("$out/test_codel" "$out/test_units" "$out/test_pkt")
-for t in tests/cli/*.sh tests/e2e/*.sh; do
-	[ -x "$t" ] && tests+=("$t")
+# every build/test_* binary (unit and packet tests), then the scripts
+tests=()
+for t in "$out"/test_* tests/cli/*.sh tests/e2e/*.sh; do
+	[ -f "$t" ] && [ -x "$t" ] && tests+=("$t")
 done
 [ -n "${SJ_TESTS:-}" ] && read -r -a tests <<<"$SJ_TESTS"
 
