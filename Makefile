@@ -11,11 +11,11 @@ CFLAGS    ?= -g -O2
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(OUTPUT) -Iloader
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Wall -Werror -Iinclude -I.
-LDLIBS    := -lbpf -lelf -lz -ljson-c -lmnl
+LDLIBS    := -lxdp -lbpf -lelf -lz -ljson-c -lmnl
 
 # Debian packages: build, test and demo.  `make deps` installs the missing.
 DEB_PKGS  := clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
-	     libjson-c-dev libmnl-dev pkg-config iproute2 iperf3 \
+	     libjson-c-dev libmnl-dev libxdp-dev xdp-tools pkg-config iproute2 iperf3 \
 	     fping ethtool jq util-linux procps gawk linux-libc-dev
 
 ifeq ($(V),1)
@@ -55,7 +55,12 @@ $(OUTPUT)/sojourn.skel.h: $(OUTPUT)/sojourn.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name sojourn_bpf > $@
 
-$(OUTPUT)/loader/%.o: loader/%.c $(HEADERS) $(OUTPUT)/sojourn.skel.h | $(OUTPUT)/loader
+# XDP ingress: its own object, because libxdp loads it into its dispatcher
+$(OUTPUT)/sojourn_xdp.skel.h: $(OUTPUT)/ingress.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name sojourn_xdp > $@
+
+$(OUTPUT)/loader/%.o: loader/%.c $(HEADERS) $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h | $(OUTPUT)/loader
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -97,19 +102,5 @@ demo: deps
 
 clean:
 	$(Q)rm -rf $(OUTPUT)
-
-# `make bench-cost`: egress cost per packet against a parse-only floor,
-# with up to 1M flows in the table (root; see bench/README.md)
-.PHONY: bench-cost
-$(OUTPUT)/floor.bpf.o: bench/floor.bpf.c $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(OUTPUT)/cost: bench/cost.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
-
-bench-cost: $(OUTPUT)/cost $(OUTPUT)/floor.bpf.o
-	$(Q)$(OUTPUT)/cost
 
 -include $(sort $(wildcard mk/*.mk))

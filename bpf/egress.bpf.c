@@ -1,34 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tc egress: runs before the packet enters the device's qdisc.  It stamps
- * the packet with its enqueue time, keys it to a flow, and carries out the
- * congestion signals the dequeue side earned for the packet's queue.
+ * The tc program.  In real-queue mode it runs at egress, before the packet
+ * enters the device's qdisc: it stamps the packet with its enqueue time,
+ * keys it to a flow, and carries out the congestion signals the dequeue
+ * side (dequeue.bpf.c) earned for the packet's queue.  In rate mode it runs
+ * at egress or ingress and decides each packet on the spot against the
+ * virtual queue (rate.bpf.h).
  *
- * How the enqueue time travels: in skb->tstamp, as a CLOCK_MONOTONIC
- * delivery time (the same type TCP uses for EDT).  A departure time already
- * in the future is kept as it is, so pacing is never lost or moved earlier;
- * sojourn is then counted from that departure time, not from the enqueue,
- * because waiting for it is intended, not queueing.  Everything else gets
- * "now", which a downstream fq reads as "may leave at once": exactly what a
- * packet without a timestamp means to fq.  CLOCK_TAI times (SO_TXTIME for
- * etf/taprio) are left alone and such packets are not measured.
+ * How the enqueue time travels in real-queue mode: in skb->tstamp, as a
+ * CLOCK_MONOTONIC delivery time (the same type TCP uses for EDT).  A
+ * departure time already in the future is kept as it is, so pacing is never
+ * lost or moved earlier; sojourn is then counted from that departure time,
+ * not from the enqueue, because waiting for it is intended, not queueing.
+ * Everything else gets "now", which a downstream fq reads as "may leave at
+ * once": exactly what a packet without a timestamp means to fq.
+ * CLOCK_TAI times (SO_TXTIME for etf/taprio) are left alone and such
+ * packets are not measured.
  */
 #include "maps.bpf.h"
 #include "parse.h"
+#include "rate.bpf.h"
 #include "observe.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by the loader: what this attachment does */
+const volatile __u32 cfg_mode = SJ_MODE_QUEUE;
+const volatile __u32 cfg_direction = SJ_DIR_EGRESS;
 
 #define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
 
 /* Headers we may need when the stack left them outside the linear part */
 #define SJ_PULL_LEN 128
 
+static __always_inline int sj_future_edt(struct __sk_buff *skb, __u64 now)
+{
+	return skb->tstamp_type == BPF_SKB_TSTAMP_DELIVERY_MONO &&
+	       skb->tstamp > now;
+}
+
 static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 				     struct sj_stats *st)
 {
-	if (skb->tstamp_type == BPF_SKB_TSTAMP_DELIVERY_MONO &&
-	    skb->tstamp > now) {
+	if (sj_future_edt(skb, now)) {
 		st->edt_kept++;
 		return;
 	}
@@ -55,45 +69,11 @@ static __always_inline int sj_parse_skb(struct __sk_buff *skb,
 	return kind;
 }
 
-/* Sets CE in place; 0 when the header is no longer in reach or Not-ECT. */
 static __always_inline int sj_set_ce(struct __sk_buff *skb,
 				     const struct sj_pkt *pkt)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	/* 14, 18 or 22: bounded so the verifier can check the access */
-	__u32 off = pkt->l3_off & 0x1f;
-
-	if (pkt->key.family == 4) {
-		struct iphdr *ip = data + off;
-
-		if ((void *)(ip + 1) > data_end)
-			return 0;
-		return sj_ipv4_set_ce(ip);
-	}
-	if (pkt->key.family == 6) {
-		struct ipv6hdr *ip6 = data + off;
-
-		if ((void *)(ip6 + 1) > data_end)
-			return 0;
-		return sj_ipv6_set_ce(ip6);
-	}
-	return 0;
-}
-
-static __always_inline struct sj_flow *sj_flow_get(const struct sj_flow_key *key,
-						   __u64 now,
-						   struct sj_stats *st)
-{
-	struct sj_flow *flow = bpf_map_lookup_elem(&flows, key);
-	struct sj_flow fresh = { .first_seen_ns = now };
-
-	if (flow)
-		return flow;
-	/* NOEXIST: another CPU may have created it a moment ago */
-	if (bpf_map_update_elem(&flows, key, &fresh, BPF_NOEXIST) == 0)
-		st->flows_created++;
-	return bpf_map_lookup_elem(&flows, key);
+	return sj_pkt_set_ce((void *)(long)skb->data,
+			     (void *)(long)skb->data_end, pkt);
 }
 
 /* The queue this packet will leave on, or -1 while we do not know yet. */
@@ -126,39 +106,16 @@ static __always_inline int sj_take_signal(struct sj_queue *q)
 	return taken;
 }
 
-SEC("tc")
-int sojourn_egress(struct __sk_buff *skb)
+static __always_inline int sj_real_queue(struct __sk_buff *skb,
+					 struct sj_settings *set,
+					 struct sj_stats *st,
+					 struct sj_flow *flow,
+					 const struct sj_pkt *pkt)
 {
-	__u64 now = bpf_ktime_get_ns();
-	struct sj_settings *set;
-	struct sj_stats *st;
-	struct sj_flow *flow;
 	struct sj_queue *q;
-	struct sj_pkt pkt;
-	__u32 zero = 0;
-	int kind, txq;
+	int txq;
 
-	st = sj_stats_this_cpu();
-	set = bpf_map_lookup_elem(&settings, &zero);
-	if (!st || !set)
-		return SJ_ACT_NEXT;
-	st->packets++;
-	st->bytes += skb->len;
-	sj_stamp(skb, now, st);
-
-	kind = sj_parse_skb(skb, &pkt);
-	if (kind >= 0 && kind < SJ_PKT_KINDS)
-		st->kind[kind]++;
-	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)
-		return SJ_ACT_NEXT;
-
-	flow = sj_flow_get(&pkt.key, now, st);
-	if (flow) {
-		__sync_fetch_and_add(&flow->packets, 1);
-		__sync_fetch_and_add(&flow->bytes, skb->len);
-		flow->last_seen_ns = now;
-	}
-
+	sj_observe_enqueue(skb, &pkt->key);
 	txq = sj_txq_of(skb);
 	if (txq < 0)
 		return SJ_ACT_NEXT;
@@ -167,9 +124,9 @@ int sojourn_egress(struct __sk_buff *skb)
 		return SJ_ACT_NEXT;
 
 	/* ldelay is one aligned word: a racy read is a value the queue had */
-	if (pkt.ecn != SJ_ECN_NOT_ECT &&
+	if (pkt->ecn != SJ_ECN_NOT_ECT &&
 	    codel_over_ce_threshold(&set->codel, q->vars.ldelay) &&
-	    sj_set_ce(skb, &pkt)) {
+	    sj_set_ce(skb, pkt)) {
 		st->ce_mark++;
 		if (flow)
 			__sync_fetch_and_add(&flow->ce_marks, 1);
@@ -177,7 +134,7 @@ int sojourn_egress(struct __sk_buff *skb)
 
 	if (!sj_take_signal(q))
 		return SJ_ACT_NEXT;
-	if (set->codel.ecn && pkt.ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, &pkt)) {
+	if (set->codel.ecn && pkt->ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, pkt)) {
 		st->ecn_mark++;
 		if (flow)
 			__sync_fetch_and_add(&flow->ecn_marks, 1);
@@ -187,4 +144,92 @@ int sojourn_egress(struct __sk_buff *skb)
 	if (flow)
 		__sync_fetch_and_add(&flow->drops, 1);
 	return SJ_ACT_DROP;
+}
+
+static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
+				   struct sj_settings *set,
+				   struct sj_stats *st, struct sj_flow *flow,
+				   const struct sj_pkt *pkt, int exempt)
+{
+	struct sj_rate_result r;
+	struct sj_queue *q;
+	__u32 zero = 0;
+	int ect = !exempt && pkt->ecn != SJ_ECN_NOT_ECT;
+
+	q = bpf_map_lookup_elem(&queues, &zero);
+	if (!q)
+		return SJ_ACT_NEXT;
+	sj_rate_admit(set, q, now, skb->len, exempt, ect, &r);
+	sj_observe_sojourn(flow, r.sojourn_ns);
+
+	switch (r.verdict) {
+	case SJ_MARK:
+		if (sj_set_ce(skb, pkt)) {
+			st->ecn_mark++;
+			if (flow)
+				__sync_fetch_and_add(&flow->ecn_marks, 1);
+			break;
+		}
+		/* fall through: the header went out of reach */
+	case SJ_DROP:
+		st->drops++;
+		if (flow)
+			__sync_fetch_and_add(&flow->drops, 1);
+		return SJ_ACT_DROP;
+	case SJ_OVERLIMIT:
+		st->drop_overlimit++;
+		if (flow)
+			__sync_fetch_and_add(&flow->drops, 1);
+		return SJ_ACT_DROP;
+	default:
+		if (ect && codel_over_ce_threshold(&set->codel,
+						   CODEL_NS(r.sojourn_ns)) &&
+		    sj_set_ce(skb, pkt)) {
+			st->ce_mark++;
+			if (flow)
+				__sync_fetch_and_add(&flow->ce_marks, 1);
+		}
+	}
+	/* pacing hands the departure to an fq below; a later EDT the
+	 * sender asked for is kept */
+	if (cfg_direction == SJ_DIR_EGRESS && set->pace &&
+	    !(sj_future_edt(skb, r.start_ns)))
+		bpf_skb_set_tstamp(skb, r.start_ns, BPF_SKB_TSTAMP_DELIVERY_MONO);
+	return SJ_ACT_NEXT;
+}
+
+SEC("tc")
+int sojourn_egress(struct __sk_buff *skb)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct sj_flow *flow = NULL;
+	struct sj_settings *set;
+	struct sj_stats *st;
+	struct sj_pkt pkt;
+	__u32 zero = 0;
+	int kind;
+
+	st = sj_stats_this_cpu();
+	set = bpf_map_lookup_elem(&settings, &zero);
+	if (!st || !set)
+		return SJ_ACT_NEXT;
+	st->packets++;
+	st->bytes += skb->len;
+	if (cfg_mode == SJ_MODE_QUEUE)
+		sj_stamp(skb, now, st);
+
+	kind = sj_parse_skb(skb, &pkt);
+	if (kind >= 0 && kind < SJ_PKT_KINDS)
+		st->kind[kind]++;
+	if (pkt.has_flow && kind < SJ_PKT_FRAGMENT)
+		flow = sj_flow_get(&pkt.key, now, st, skb->len);
+
+	if (cfg_mode == SJ_MODE_RATE)
+		/* odd packets use the link too: they move the clock, but
+		 * only packets we understand are ever dropped or marked */
+		return sj_rate(skb, now, set, st, flow, &pkt,
+			       kind > SJ_PKT_FRAGMENT);
+	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)
+		return SJ_ACT_NEXT;
+	return sj_real_queue(skb, set, st, flow, &pkt);
 }

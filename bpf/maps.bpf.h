@@ -75,4 +75,26 @@ static __always_inline struct sj_stats *sj_stats_this_cpu(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
+/* The packet's flow, created on first sight, with the packet counted. */
+static __always_inline struct sj_flow *sj_flow_get(const struct sj_flow_key *key,
+						   __u64 now, struct sj_stats *st,
+						   __u32 len)
+{
+	struct sj_flow *flow = bpf_map_lookup_elem(&flows, key);
+	struct sj_flow fresh = { .first_seen_ns = now };
+
+	if (!flow) {
+		/* NOEXIST: another CPU may have created it a moment ago */
+		if (bpf_map_update_elem(&flows, key, &fresh, BPF_NOEXIST) == 0)
+			st->flows_created++;
+		flow = bpf_map_lookup_elem(&flows, key);
+		if (!flow)
+			return NULL;
+	}
+	__sync_fetch_and_add(&flow->packets, 1);
+	__sync_fetch_and_add(&flow->bytes, len);
+	flow->last_seen_ns = now;
+	return flow;
+}
+
 #endif /* SOJOURN_MAPS_BPF_H */

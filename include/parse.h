@@ -274,4 +274,30 @@ static __always_inline int sj_ipv6_set_ce(struct ipv6hdr *ip6)
 	return 1;
 }
 
+/* Sets CE in the parsed packet's IP header; 0 when the header is out of
+ * reach or the packet is Not-ECT.  Works on any data/data_end pair: tc,
+ * XDP, or a test's buffer. */
+static __always_inline int sj_pkt_set_ce(void *data, void *data_end,
+					 const struct sj_pkt *pkt)
+{
+	/* 14, 18 or 22: bounded so the verifier can check the access */
+	__u32 off = pkt->l3_off & 0x1f;
+
+	if (pkt->key.family == 4) {
+		struct iphdr *ip = data + off;
+
+		if ((void *)(ip + 1) > data_end)
+			return 0;
+		return sj_ipv4_set_ce(ip);
+	}
+	if (pkt->key.family == 6) {
+		struct ipv6hdr *ip6 = data + off;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return 0;
+		return sj_ipv6_set_ce(ip6);
+	}
+	return 0;
+}
+
 #endif /* SOJOURN_PARSE_H */

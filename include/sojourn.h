@@ -10,6 +10,7 @@
 #define SOJOURN_H
 
 #include "codel.h"
+#include "hist.h"
 
 /* Defaults, as the kernel's codel and fq_codel have them */
 #define SJ_DEFAULT_TARGET_US	5000
@@ -24,14 +25,17 @@
 
 /*
  * Rate mode.  The horizon caps the virtual queue: a packet that would leave
- * later is dropped (drop_overlimit).  1 s is ten CoDel intervals, room
- * enough for the law to rein in a slow start before tail drops take over,
- * and still a bound an operator can live with when `pace` turns it into
- * real waiting (fq's 10 s is for pacing, not for queueing; Cilium's 2 s
- * has no AQM in front of it).  The burst is the credit an idle queue
- * earns: 32 KB lets a TSO/GRO train of ~20 packets through at once.
+ * later is dropped (drop_overlimit).  Without `pace` packets leave at once
+ * and the queue is a fiction, so the horizon is also the largest excess an
+ * unresponsive sender gets past the rate in one go; with `pace` it is the
+ * longest real wait in the fq below.  200 ms is twice CoDel's interval:
+ * room for the law to rein in a slow start before tail drops take over
+ * (measured: 4 cubic flows at 20 Mbit keep 97% goodput at 200 ms, 68% at
+ * 50 ms), and a bound an operator can live with either way.  fq's 10 s and
+ * Cilium's 2 s are pacing horizons with no AQM in front of them.  The burst
+ * is the credit an idle queue earns: 32 KB lets a small TSO train through.
  */
-#define SJ_DEFAULT_HORIZON_US	1000000
+#define SJ_DEFAULT_HORIZON_US	200000
 #define SJ_DEFAULT_BURST_BYTES	32768
 #define SJ_MIN_RATE_BPS		1000ULL			/* 8 kbit */
 #define SJ_MAX_RATE_BPS		(400ULL * 1000 * 1000 * 1000 / 8)	/* 400 gbit */
@@ -130,6 +134,10 @@ struct sj_flow {
 	__u64 ce_marks;		/* ce_threshold marks */
 	__u64 first_seen_ns;	/* CLOCK_MONOTONIC */
 	__u64 last_seen_ns;
+	/* sojourn of the packets measured (hist.h); 32-bit buckets keep
+	 * the entry small and wrap after 2^32 samples of one bucket */
+	__u64 sojourn_sum_ns;
+	__u32 hist[SJ_HIST_BUCKETS];
 };
 
 /* Per CPU, summed by the command */

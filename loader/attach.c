@@ -16,10 +16,14 @@
 #include "common.h"
 #include "tune.h"
 #include "sojourn.skel.h"
+#include "sojourn_xdp.skel.h"
 
 struct attach_ctx {
 	struct sojourn_bpf *skel;
+	struct sojourn_xdp *xskel;	/* instead of skel under hook xdp */
+	struct bpf_object *obj;		/* whichever of the two */
 	struct bpf_link *dequeue_link;
+	bool xdp_attached;
 	int egress_link_fd;
 	bool clsact_attached;
 	struct sj_meta meta;
@@ -33,16 +37,18 @@ static int pin_all(struct attach_ctx *c)
 		const char *name;
 		int fd;
 	} objs[] = {
-		{ "prog_egress", bpf_program__fd(c->skel->progs.sojourn_egress) },
-		{ "prog_dequeue", bpf_program__fd(c->skel->progs.sojourn_dequeue) },
-		{ "link_dequeue", bpf_link__fd(c->dequeue_link) },
+		{ "prog_egress", c->skel ? bpf_program__fd(c->skel->progs.sojourn_egress) : -1 },
+		{ "prog_dequeue", c->dequeue_link ? bpf_program__fd(c->skel->progs.sojourn_dequeue) : -1 },
+		{ "prog_xdp", c->xskel ? bpf_program__fd(c->xskel->progs.sojourn_xdp) : -1 },
+		{ "link_dequeue", c->dequeue_link ? bpf_link__fd(c->dequeue_link) : -1 },
+		/* the tc link keeps its old name for either direction */
 		{ "link_egress", c->egress_link_fd },
 	};
 	char path[SJ_PATH_MAX];
 	struct bpf_map *map;
 	size_t i;
 
-	bpf_object__for_each_map(map, c->skel->obj) {
+	bpf_object__for_each_map(map, c->obj) {
 		if (bpf_map__is_internal(map))
 			continue;	/* .rodata, .bss: not state anyone reads */
 		if (sj_pin_path(path, c->tmp, bpf_map__name(map)) ||
@@ -51,7 +57,7 @@ static int pin_all(struct attach_ctx *c)
 	}
 	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
 		if (objs[i].fd < 0)
-			continue;	/* clsact has no egress link */
+			continue;	/* not in this mode or under this hook */
 		if (sj_pin_path(path, c->tmp, objs[i].name) ||
 		    bpf_obj_pin(objs[i].fd, path))
 			return sj_err("cannot pin %s: %s", path, strerror(errno));
@@ -68,26 +74,54 @@ static __u32 managed_queues(const struct sj_link *link, const char *root_kind)
 	return link->num_tx_queues < SJ_MAX_TXQ ? link->num_tx_queues : SJ_MAX_TXQ;
 }
 
-static int load(struct attach_ctx *c, const struct sj_link *link,
-		__u64 cookie, const struct sj_settings *set, __u32 nq)
+static int write_settings(struct attach_ctx *c, const struct sj_settings *set)
 {
 	__u32 zero = 0;
+	struct bpf_map *map = c->skel ? c->skel->maps.settings :
+			      c->xskel->maps.settings;
+
+	if (bpf_map_update_elem(bpf_map__fd(map), &zero, set, 0))
+		return sj_err("cannot write settings: %s", strerror(errno));
+	return 0;
+}
+
+static int load_tc(struct attach_ctx *c, const struct sj_link *link,
+		   __u64 cookie, const struct sj_tune *tune, __u32 nq)
+{
 	int err;
 
 	c->skel = sojourn_bpf__open();
 	if (!c->skel)
 		return sj_err("cannot open BPF object: %s", strerror(errno));
+	c->obj = c->skel->obj;
 	c->skel->rodata->cfg_ifindex = link->ifindex;
 	c->skel->rodata->cfg_netns_cookie = cookie;
 	c->skel->rodata->cfg_num_txq = nq;
+	c->skel->rodata->cfg_mode = tune->mode;
+	c->skel->rodata->cfg_direction = tune->dir;
+	/* rate mode measures nothing at the queue's exit */
+	bpf_program__set_autoload(c->skel->progs.sojourn_dequeue,
+				  tune->mode == SJ_MODE_QUEUE);
 	bpf_map__set_max_entries(c->skel->maps.queues, nq);
 	err = sojourn_bpf__load(c->skel);
 	if (err)
 		return sj_err("cannot load BPF programs: %s (see libbpf messages above)",
 			      strerror(-err));
-	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.settings), &zero, set, 0))
-		return sj_err("cannot write settings: %s", strerror(errno));
 	c->meta.num_txq = nq;
+	return 0;
+}
+
+/* libxdp loads the object itself, as part of its dispatcher */
+static int open_xdp(struct attach_ctx *c, const struct sj_link *link,
+		    __u64 cookie)
+{
+	c->xskel = sojourn_xdp__open();
+	if (!c->xskel)
+		return sj_err("cannot open BPF object: %s", strerror(errno));
+	c->obj = c->xskel->obj;
+	c->xskel->rodata->cfg_ifindex = link->ifindex;
+	c->xskel->rodata->cfg_netns_cookie = cookie;
+	c->meta.num_txq = 1;
 	return 0;
 }
 
@@ -95,49 +129,96 @@ static void undo(struct attach_ctx *c)
 {
 	if (c->clsact_attached)
 		sj_hook_detach_clsact(&c->meta, -1);
+	if (c->xdp_attached)
+		sj_xdp_detach(&c->meta);
 	if (c->tmp[0])
 		sj_pins_remove_dir(c->tmp);
 	if (c->egress_link_fd >= 0)
 		close(c->egress_link_fd);
 	bpf_link__destroy(c->dequeue_link);
 	sojourn_bpf__destroy(c->skel);
+	sojourn_xdp__destroy(c->xskel);
+}
+
+/* XDP where the driver hands us frames before any skb exists (NICs); tc
+ * where the skb is already built (veth and other virtual devices), since
+ * XDP there first turns the skb back into a frame, which costs more. */
+static bool wants_xdp(const struct sj_tune *tune, const struct sj_link *link)
+{
+	if (tune->dir != SJ_DIR_INGRESS)
+		return false;
+	if (tune->hook == SJ_HOOK_REQ_DEFAULT)
+		return link->kind[0] == '\0';
+	return tune->hook == SJ_HOOK_REQ_XDP;
+}
+
+static enum sj_hook tc_hook(const struct sj_tune *tune)
+{
+	if (tune->hook == SJ_HOOK_REQ_TCX)
+		return SJ_HOOK_TCX;
+	if (tune->hook == SJ_HOOK_REQ_CLSACT)
+		return SJ_HOOK_CLSACT;
+	return 0;	/* tcx, clsact where the kernel has no tcx */
 }
 
 static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 		     __u64 cookie, const struct sj_tune *tune,
 		     const struct sj_pins *pins, const char *root_kind)
 {
+	bool xdp = wants_xdp(tune, link);
 	struct sj_settings set;
 	__u32 zero = 0;
 
 	sj_tune_to_settings(tune, link->mtu + link->hard_header_len, &set);
-	if (load(c, link, cookie, &set, managed_queues(link, root_kind)))
-		return -1;
-
 	c->meta.netns_cookie = cookie;
 	c->meta.ifindex = link->ifindex;
+	c->meta.direction = tune->dir;
+	c->meta.mode = tune->mode;
 	c->meta.attached_at = time(NULL);
 	snprintf(c->meta.ifname, sizeof(c->meta.ifname), "%s", link->name);
 	snprintf(c->meta.netns, sizeof(c->meta.netns), "%s",
 		 sj_netns_name ? sj_netns_name : "");
 
-	snprintf(c->tmp, sizeof(c->tmp), "%s/tmp-%d-%llu-%u", SJ_PIN_ROOT,
-		 getpid(), (unsigned long long)cookie, link->ifindex);
+	if (xdp ? open_xdp(c, link, cookie) :
+	    load_tc(c, link, cookie, tune, tune->mode == SJ_MODE_QUEUE ?
+		    managed_queues(link, root_kind) : 1))
+		return -1;
+	if (!xdp && write_settings(c, &set))
+		return -1;
+
+	snprintf(c->tmp, sizeof(c->tmp), "%s/tmp-%d-%llu-%u-%s", SJ_PIN_ROOT,
+		 getpid(), (unsigned long long)cookie, link->ifindex,
+		 sj_dir_name(tune->dir));
 	if (mkdir(c->tmp, 0700)) {
 		c->tmp[0] = '\0';
 		return sj_err("cannot create pin folder: %s", strerror(errno));
 	}
 
-	c->dequeue_link = bpf_program__attach_trace(c->skel->progs.sojourn_dequeue);
-	if (!c->dequeue_link)
-		return sj_err("cannot attach to tracepoint net_dev_start_xmit: %s",
-			      strerror(errno));
-	if (sj_hook_attach(bpf_program__fd(c->skel->progs.sojourn_egress),
-			   link->ifindex, tune->hook, &c->meta, &c->egress_link_fd))
-		return -1;
-	c->clsact_attached = c->meta.hook == SJ_HOOK_CLSACT;
+	if (xdp) {
+		if (sj_xdp_attach(c->xskel, link->ifindex, &c->meta))
+			return -1;
+		c->xdp_attached = true;
+		/* the program runs from here on, passing all until it has
+		 * its settings: the maps exist only once libxdp loaded it */
+		if (write_settings(c, &set))
+			return -1;
+	} else {
+		if (tune->mode == SJ_MODE_QUEUE) {
+			c->dequeue_link = bpf_program__attach_trace(c->skel->progs.sojourn_dequeue);
+			if (!c->dequeue_link)
+				return sj_err("cannot attach to tracepoint net_dev_start_xmit: %s",
+					      strerror(errno));
+		}
+		if (sj_hook_attach(bpf_program__fd(c->skel->progs.sojourn_egress),
+				   link->ifindex, tc_hook(tune), &c->meta,
+				   &c->egress_link_fd))
+			return -1;
+		c->clsact_attached = c->meta.hook == SJ_HOOK_CLSACT;
+	}
 
-	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.meta), &zero, &c->meta, 0))
+	if (bpf_map_update_elem(bpf_map__fd(c->skel ? c->skel->maps.meta :
+					    c->xskel->maps.meta),
+				&zero, &c->meta, 0))
 		return sj_err("cannot write meta: %s", strerror(errno));
 	if (pin_all(c))
 		return -1;
@@ -146,17 +227,18 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 			      strerror(errno));
 	c->tmp[0] = '\0';
 	c->clsact_attached = false;	/* the folder owns it now */
+	c->xdp_attached = false;
 	return 0;
 }
 
 /* Shared by attach, change, detach: checks, netns, device, its folder. */
-int sj_resolve(const char *dev, struct sj_link *link, __u64 *cookie,
-	       struct sj_pins *pins)
+int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
+	       __u64 *cookie, struct sj_pins *pins)
 {
 	if (sj_check_all() || sj_netns_enter(sj_netns_name) ||
 	    sj_netns_cookie(cookie) || sj_link_get(dev, link))
 		return -1;
-	sj_pins_for(pins, *cookie, link->ifindex);
+	sj_pins_for(pins, *cookie, link->ifindex, dir);
 	return 0;
 }
 
@@ -166,27 +248,33 @@ int cmd_attach(int argc, char **argv)
 	struct sj_tune tune;
 	struct sj_link link;
 	struct sj_pins pins;
-	char kind[32];
+	char kind[32] = "";
+	const char *dir;
 	__u64 cookie;
-	int err;
+	int err, n;
 
 	if (argc < 1)
-		return sj_err("attach needs a device: sojourn attach DEV [options]");
+		return sj_err("attach needs a device: sojourn attach DEV [ingress|egress] [options]");
 	sj_tune_defaults(&tune);
-	if (sj_tune_parse(&tune, argc - 1, argv + 1, true) || sj_tune_check(&tune))
+	n = 1 + sj_dir_arg(argc - 1, argv + 1, &tune.dir);
+	if (sj_tune_parse(&tune, argc - n, argv + n, true) || sj_tune_check(&tune))
 		return -1;
-	if (sj_resolve(argv[0], &link, &cookie, &pins))
+	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins))
 		return -1;
-	if (sj_root_qdisc_kind(link.ifindex, kind, sizeof(kind)))
-		return -1;
-	if (!strcmp(kind, "noqueue"))
-		return sj_err("%s has no queue (qdisc noqueue): nothing to manage in real-queue mode; give it a qdisc (tc qdisc add dev %s root pfifo) or use rate mode",
-			      link.name, link.name);
+	dir = sj_dir_name(tune.dir);
+	if (tune.mode == SJ_MODE_QUEUE) {
+		if (sj_root_qdisc_kind(link.ifindex, kind, sizeof(kind)))
+			return -1;
+		if (!strcmp(kind, "noqueue"))
+			return sj_err("%s has no queue (qdisc noqueue): nothing to manage in real-queue mode; give it a qdisc (tc qdisc add dev %s root pfifo) or use rate mode (rate RATE)",
+				      link.name, link.name);
+	}
 	if (sj_pins_lock())
 		return -1;
 	if (sj_pins_exist(&pins))
-		return sj_err("%s is already attached; use 'sojourn change %s ...' to retune",
-			      link.name, link.name);
+		return sj_err("%s %s is already attached; use 'sojourn change %s%s ...' to retune",
+			      link.name, dir, link.name,
+			      tune.dir == SJ_DIR_INGRESS ? " ingress" : "");
 
 	err = do_attach(&c, &link, cookie, &tune, &pins, kind);
 	undo(&c);	/* after success only fds remain: the pins hold the rest */
@@ -199,24 +287,28 @@ int cmd_change(int argc, char **argv)
 	struct sj_tune tune;
 	struct sj_link link;
 	struct sj_pins pins;
+	struct sj_meta meta;
 	char path[SJ_PATH_MAX];
+	enum sj_dir dir;
 	__u32 zero = 0;
 	__u64 cookie;
-	int fd, err;
+	int fd, err, n;
 
 	if (argc < 1)
-		return sj_err("change needs a device: sojourn change DEV [options]");
-	if (sj_resolve(argv[0], &link, &cookie, &pins) || sj_pins_lock())
+		return sj_err("change needs a device: sojourn change DEV [ingress|egress] [options]");
+	n = 1 + sj_dir_arg(argc - 1, argv + 1, &dir);
+	if (sj_resolve(argv[0], dir, &link, &cookie, &pins) || sj_pins_lock())
 		return -1;
-	if (!sj_pins_exist(&pins))
-		return sj_err("%s is not attached; use 'sojourn attach %s ...'",
-			      link.name, link.name);
+	if (!sj_pins_exist(&pins) || sj_meta_read(pins.dir, &meta))
+		return sj_err("%s %s is not attached; use 'sojourn attach %s%s ...'",
+			      link.name, sj_dir_name(dir), link.name,
+			      dir == SJ_DIR_INGRESS ? " ingress" : "");
 	if (sj_pin_path(path, pins.dir, "settings") || (fd = bpf_obj_get(path)) < 0)
 		return sj_err("cannot open %s: %s", path, strerror(errno));
 	err = bpf_map_lookup_elem_flags(fd, &zero, &set, BPF_F_LOCK);
 	if (!err) {
-		sj_tune_from_settings(&tune, &set);
-		if (sj_tune_parse(&tune, argc - 1, argv + 1, false) ||
+		sj_tune_from_settings(&tune, &set, &meta);
+		if (sj_tune_parse(&tune, argc - n, argv + n, false) ||
 		    sj_tune_check(&tune)) {
 			close(fd);
 			return -1;

@@ -31,6 +31,7 @@ struct sj_link {
 	__u32 mtu;
 	__u32 num_tx_queues;
 	__u32 hard_header_len;	/* Ethernet: 14 */
+	char kind[16];		/* "veth", "bridge", ...; "" for a NIC */
 };
 int sj_link_get(const char *name, struct sj_link *link);	/* says why */
 int sj_link_lookup(const char *name, struct sj_link *link);	/* -errno */
@@ -45,7 +46,8 @@ int sj_count_filters(__u32 ifindex, __u32 parent);
 struct sj_pins {
 	char dir[SJ_PATH_MAX];
 };
-void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex);
+void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex,
+		 enum sj_dir dir);
 int sj_pin_path(char *buf, const char *dir, const char *name);
 bool sj_pins_exist(const struct sj_pins *p);
 int sj_pins_lock(void);		/* serialises attach/change/detach */
@@ -55,22 +57,31 @@ int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg);
 int sj_meta_read(const char *dir, struct sj_meta *meta);
 /* the folder of DEV in the namespace with this cookie, by ifindex or, for
  * a device that is gone, by the name it had */
-int sj_pins_find(const char *dev, __u64 cookie, struct sj_pins *pins);
+int sj_pins_find(const char *dev, __u64 cookie, enum sj_dir dir,
+		 struct sj_pins *pins);
 
-/* hook.c: our egress program onto the device, and off again */
+/* hook.c: our tc program onto the device (meta->direction), and off again;
+ * hook 0 is tcx where the kernel has it, clsact otherwise */
 int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
 		   struct sj_meta *meta, int *link_fd);
 int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd);
 
+/* xdp.c: our XDP program through libxdp's dispatcher, and off again */
+struct sojourn_xdp;
+int sj_xdp_attach(struct sojourn_xdp *skel, __u32 ifindex, struct sj_meta *meta);
+int sj_xdp_detach(const struct sj_meta *meta);
+
+
 /* attach.c: checks, netns, device, its folder: what every command starts with */
-int sj_resolve(const char *dev, struct sj_link *link, __u64 *cookie,
-	       struct sj_pins *pins);
+int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
+	       __u64 *cookie, struct sj_pins *pins);
 
 /* commands */
 int cmd_attach(int argc, char **argv);
 int cmd_change(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
 
 /* the -n option, shared by every command */
 extern const char *sj_netns_name;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * detach: idempotent.  Removing the pins drops the last reference to our
- * links, which takes the programs off the device; a clsact filter is
- * removed by hand, and only while it is still ours.
+ * links, which takes the programs off the device; a clsact filter and our
+ * XDP program in libxdp's dispatcher are removed by hand, and only while
+ * they are still ours.
  */
 #include <errno.h>
 #include <string.h>
@@ -16,6 +17,11 @@ static int detach_dir(const char *dir)
 	struct sj_meta meta;
 	int prog_fd = -1, err;
 
+	if (sj_meta_read(dir, &meta) == 0 && meta.hook == SJ_HOOK_XDP) {
+		err = sj_xdp_detach(&meta);
+		if (err)
+			return err;
+	}
 	if (sj_meta_read(dir, &meta) == 0 && meta.hook == SJ_HOOK_CLSACT) {
 		if (!sj_pin_path(path, dir, "prog_egress"))
 			prog_fd = bpf_obj_get(path);
@@ -34,15 +40,18 @@ static int detach_dir(const char *dir)
 int cmd_detach(int argc, char **argv)
 {
 	struct sj_pins pins;
+	enum sj_dir dir = SJ_DIR_EGRESS;
 	__u64 cookie;
 	int err;
 
-	if (argc != 1)
-		return sj_err("usage: sojourn detach DEV [-n NETNS]");
+	if (argc == 2 && !strcmp(argv[1], "ingress"))
+		dir = SJ_DIR_INGRESS;
+	else if (argc != 1 && !(argc == 2 && !strcmp(argv[1], "egress")))
+		return sj_err("usage: sojourn detach DEV [ingress|egress] [-n NETNS]");
 	if (sj_check_all() || sj_netns_enter(sj_netns_name) ||
 	    sj_netns_cookie(&cookie) || sj_pins_lock())
 		return -1;
-	err = sj_pins_find(argv[0], cookie, &pins);
+	err = sj_pins_find(argv[0], cookie, dir, &pins);
 	if (err == -ENOENT)
 		return 0;	/* a known device, not attached: nothing to do */
 	if (err)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The egress hook.  tcx (kernel >= 6.6) gives a bpf_link appended after the
+ * The tc hook, egress or ingress.  tcx (kernel >= 6.6) gives a bpf_link appended after the
  * programs already there; older kernels get a direct-action filter under
  * clsact at a priority above the usual ones.  Either way our program
  * returns "next", so what runs after it still runs.
@@ -13,14 +13,22 @@
 #include <linux/pkt_sched.h>
 #include "common.h"
 
-/* libbpf 1.1 predates tcx; the kernel's uapi value */
+/* libbpf 1.1 predates tcx; the kernel's uapi values */
+#define SJ_BPF_TCX_INGRESS 46
 #define SJ_BPF_TCX_EGRESS 47
 #define SJ_TC_PRIO_TRIES 64
 
-static int tcx_attach(int prog_fd, __u32 ifindex, int *link_fd)
+static enum bpf_tc_attach_point tc_point(const struct sj_meta *meta)
+{
+	return meta->direction == SJ_DIR_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS;
+}
+
+static int tcx_attach(int prog_fd, __u32 ifindex, enum sj_dir dir,
+		      int *link_fd)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
-	int fd = bpf_link_create(prog_fd, ifindex, SJ_BPF_TCX_EGRESS, &opts);
+	int fd = bpf_link_create(prog_fd, ifindex, dir == SJ_DIR_INGRESS ?
+				 SJ_BPF_TCX_INGRESS : SJ_BPF_TCX_EGRESS, &opts);
 
 	if (fd < 0)
 		return -errno;
@@ -31,7 +39,7 @@ static int tcx_attach(int prog_fd, __u32 ifindex, int *link_fd)
 static int clsact_attach(int prog_fd, __u32 ifindex, struct sj_meta *meta)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-		    .attach_point = BPF_TC_EGRESS);
+		    .attach_point = tc_point(meta));
 	int err, i;
 
 	/* ask first: creating over an existing one makes libbpf print the
@@ -68,21 +76,24 @@ int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
 	int err;
 
 	*link_fd = -1;
+	const char *dir = meta->direction == SJ_DIR_INGRESS ? "ingress" : "egress";
+
 	if (hook == SJ_HOOK_TCX || hook == 0) {
-		err = tcx_attach(prog_fd, ifindex, link_fd);
+		err = tcx_attach(prog_fd, ifindex, meta->direction, link_fd);
 		if (!err) {
 			meta->hook = SJ_HOOK_TCX;
 			return 0;
 		}
 		/* an old kernel does not know the attach type */
 		if (hook == SJ_HOOK_TCX || err != -EINVAL)
-			return sj_err("cannot attach tcx egress program: %s%s",
-				      strerror(-err), err == -EINVAL ?
+			return sj_err("cannot attach tcx %s program: %s%s",
+				      dir, strerror(-err), err == -EINVAL ?
 				      " (kernel older than 6.6? try hook clsact)" : "");
 	}
 	err = clsact_attach(prog_fd, ifindex, meta);
 	if (err)
-		return sj_err("cannot attach clsact egress filter: %s", strerror(-err));
+		return sj_err("cannot attach clsact %s filter: %s", dir,
+			      strerror(-err));
 	meta->hook = SJ_HOOK_CLSACT;
 	return 0;
 }
@@ -100,7 +111,7 @@ static __u32 prog_id(int fd)
 int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = meta->ifindex,
-		    .attach_point = BPF_TC_EGRESS);
+		    .attach_point = tc_point(meta));
 	LIBBPF_OPTS(bpf_tc_opts, q, .handle = meta->tc_handle,
 		    .priority = meta->tc_priority);
 	int err;

@@ -19,13 +19,17 @@ static const struct command {
 	const char *usage;
 } commands[] = {
 	{ "attach", cmd_attach,
-	  "attach DEV [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
-	  "              [ecn|noecn] [hook tcx|clsact] [-n NETNS]" },
+	  "attach DEV [egress|ingress] [rate RATE [burst SIZE] [horizon TIME] [pace]]\n"
+	  "              [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
+	  "              [ecn|noecn] [hook tc|tcx|clsact|xdp] [-n NETNS]" },
 	{ "change", cmd_change,
-	  "change DEV [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
-	  "              [ecn|noecn] [-n NETNS]" },
-	{ "detach", cmd_detach, "detach DEV [-n NETNS]" },
+	  "change DEV [egress|ingress] [rate RATE] [burst SIZE] [horizon TIME]\n"
+	  "              [pace|nopace] [target TIME] [interval TIME]\n"
+	  "              [ce_threshold TIME|off] [ecn|noecn] [-n NETNS]" },
+	{ "detach", cmd_detach, "detach DEV [egress|ingress] [-n NETNS]" },
 	{ "show", cmd_show, "show [DEV] [-s] [-j] [-n NETNS]" },
+	{ "daemon", cmd_daemon,
+	  "daemon [--config FILE] [--detach-on-exit] [--check]" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -37,7 +41,7 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: sojourn COMMAND ...\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       sojourn %s\n", commands[i].usage);
-	fprintf(f, "TIME as tc writes it: 5ms, 100us, 1s.  -j: JSON, -s: statistics.\n");
+	fprintf(f, "TIME, RATE, SIZE as tc writes them: 5ms, 20mbit, 32kb.  -j: JSON, -s: statistics.\n");
 }
 
 /* libbpf's own warnings explain a failed load; its chatter does not help */

@@ -58,11 +58,24 @@ out:
 	return ret;
 }
 
+static int linkinfo_attr(const struct nlattr *attr, void *data)
+{
+	struct sj_link *link = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_INFO_KIND)
+		snprintf(link->kind, sizeof(link->kind), "%s",
+			 mnl_attr_get_str(attr));
+	return MNL_CB_OK;
+}
+
 static int link_attr(const struct nlattr *attr, void *data)
 {
 	struct sj_link *link = data;
 
 	switch (mnl_attr_get_type(attr)) {
+	case IFLA_LINKINFO:
+		mnl_attr_parse_nested(attr, linkinfo_attr, link);
+		break;
 	case IFLA_IFNAME:
 		snprintf(link->name, sizeof(link->name), "%s",
 			 mnl_attr_get_str(attr));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * One folder per attachment: SJ_PIN_ROOT/<netns cookie>-<ifindex>-egress.
+ * One folder per attachment: SJ_PIN_ROOT/<netns cookie>-<ifindex>-<direction>.
  * The cookie keeps two namespaces' "eth0" apart and, unlike an inode
  * number, is never reused.  attach builds a folder under a "tmp-" name and
  * renames it into place, so a folder with the final name is always whole.
@@ -19,10 +19,12 @@
 #include <bpf/bpf.h>
 #include "common.h"
 
-void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex)
+void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex,
+		 enum sj_dir dir)
 {
-	snprintf(p->dir, sizeof(p->dir), "%s/%llu-%u-egress", SJ_PIN_ROOT,
-		 (unsigned long long)cookie, ifindex);
+	snprintf(p->dir, sizeof(p->dir), "%s/%llu-%u-%s", SJ_PIN_ROOT,
+		 (unsigned long long)cookie, ifindex,
+		 dir == SJ_DIR_INGRESS ? "ingress" : "egress");
 }
 
 int sj_pin_path(char *buf, const char *dir, const char *name)
@@ -133,6 +135,7 @@ int sj_meta_read(const char *dir, struct sj_meta *meta)
 struct find_arg {
 	const char *name;
 	__u64 cookie;
+	enum sj_dir dir;
 	struct sj_pins *pins;
 };
 
@@ -142,19 +145,21 @@ static int match_name(const char *dir, void *arg)
 	struct sj_meta meta;
 
 	if (sj_meta_read(dir, &meta) || meta.netns_cookie != f->cookie ||
-	    strncmp(meta.ifname, f->name, sizeof(meta.ifname)))
+	    meta.direction != f->dir || strncmp(meta.ifname, f->name, sizeof(meta.ifname)))
 		return 0;
 	snprintf(f->pins->dir, sizeof(f->pins->dir), "%s", dir);
 	return 1;
 }
 
-int sj_pins_find(const char *dev, __u64 cookie, struct sj_pins *pins)
+int sj_pins_find(const char *dev, __u64 cookie, enum sj_dir dir,
+		 struct sj_pins *pins)
 {
-	struct find_arg f = { .name = dev, .cookie = cookie, .pins = pins };
+	struct find_arg f = { .name = dev, .cookie = cookie, .dir = dir,
+			      .pins = pins };
 	struct sj_link link;
 
 	if (sj_link_lookup(dev, &link) == 0) {
-		sj_pins_for(pins, cookie, link.ifindex);
+		sj_pins_for(pins, cookie, link.ifindex, dir);
 		return sj_pins_exist(pins) ? 0 : -ENOENT;
 	}
 	return sj_pins_foreach(match_name, &f) > 0 ? 0 : -ENODEV;

@@ -13,6 +13,8 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "output.h"
+#include "tune.h"
+#include "units.h"
 
 bool sj_show_stats;
 
@@ -152,6 +154,19 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 		close(fd);
 }
 
+static const char *hook_name(const struct sj_meta *meta)
+{
+	switch (meta->hook) {
+	case SJ_HOOK_TCX:
+		return "tcx";
+	case SJ_HOOK_CLSACT:
+		return "clsact";
+	case SJ_HOOK_XDP:
+		return meta->xdp_mode == SJ_XDP_MODE_NATIVE ? "xdp-native" : "xdp-generic";
+	}
+	return "unknown";
+}
+
 static int show_one(const char *dir, void *arg)
 {
 	struct show_filter *f = arg;
@@ -179,10 +194,23 @@ static int show_one(const char *dir, void *arg)
 	out_str("dev", "%s", meta.ifname);
 	out_str("netns", meta.netns[0] ? " netns %s" : "%s", meta.netns);
 	out_u64("netns_cookie", "", meta.netns_cookie);
-	out_str("direction", " %s", "egress");
+	out_str("direction", " %s", sj_dir_name(meta.direction));
 	out_u64("ifindex", " ifindex %llu", meta.ifindex);
-	out_str("hook", " hook %s", meta.hook == SJ_HOOK_TCX ? "tcx" : "clsact");
-	out_u64("queues", " queues %llu", meta.num_txq);
+	out_str("hook", " hook %s", hook_name(&meta));
+	if (meta.mode == SJ_MODE_RATE) {
+		char a[SJ_UNITS_BUFSZ], b[SJ_UNITS_BUFSZ];
+
+		out_str("mode", " mode %s", "rate");
+		out_str("rate", " rate %s", sj_format_rate(set.rate_Bps * 8, a, sizeof(a)));
+		out_str("burst", " burst %s", sj_format_size(set.burst_bytes, b, sizeof(b)));
+		out_u64("rate_bps", "", set.rate_Bps * 8);
+		out_u64("burst_bytes", "", set.burst_bytes);
+		out_time("horizon", " horizon %s", set.horizon_ns);
+		out_bool("pace", " pace", set.pace);
+	} else {
+		out_str("mode", " mode %s", "queue");
+		out_u64("queues", " queues %llu", meta.num_txq);
+	}
 	out_time("target", " target %s", set.target_ns);
 	out_time("interval", " interval %s", set.interval_ns);
 	if (set.ce_threshold_ns)

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "tune.h"
 #include "units.h"
+#include "vqueue.h"
 
 void sj_tune_defaults(struct sj_tune *t)
 {
@@ -9,15 +10,26 @@ void sj_tune_defaults(struct sj_tune *t)
 	t->target_ns = SJ_DEFAULT_TARGET_US * 1000ULL;
 	t->interval_ns = SJ_DEFAULT_INTERVAL_US * 1000ULL;
 	t->ecn = SJ_DEFAULT_ECN;
+	t->burst_bytes = SJ_DEFAULT_BURST_BYTES;
+	t->horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL;
 }
 
-void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s)
+void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
+			   const struct sj_meta *meta)
 {
 	sj_tune_defaults(t);
 	t->target_ns = s->target_ns;
 	t->interval_ns = s->interval_ns;
 	t->ce_threshold_ns = s->ce_threshold_ns;
 	t->ecn = s->codel.ecn;
+	t->dir = meta->direction;
+	t->mode = meta->mode;
+	if (t->mode == SJ_MODE_RATE) {
+		t->rate_Bps = s->rate_Bps;
+		t->burst_bytes = s->burst_bytes;
+		t->horizon_ns = s->horizon_ns;
+		t->pace = s->pace;
+	}
 }
 
 static int parse_time_arg(const char *key, const char *val, __u64 *ns)
@@ -30,7 +42,39 @@ static int parse_time_arg(const char *key, const char *val, __u64 *ns)
 	return 0;
 }
 
-int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool allow_hook)
+static int parse_rate_arg(const char *val, __u64 *Bps)
+{
+	__u64 bps;
+
+	if (!val)
+		return sj_err("rate needs a rate (e.g. 20mbit)");
+	if (sj_parse_rate(val, &bps))
+		return sj_err("bad rate \"%s\": expected a rate like 20mbit, 1gbit, 500kbit",
+			      val);
+	*Bps = bps / 8;
+	return 0;
+}
+
+static int parse_hook_arg(const char *val, enum sj_hook_req *hook)
+{
+	static const struct {
+		const char *name;
+		enum sj_hook_req req;
+	} hooks[] = {
+		{ "tc", SJ_HOOK_REQ_TC }, { "tcx", SJ_HOOK_REQ_TCX },
+		{ "clsact", SJ_HOOK_REQ_CLSACT }, { "xdp", SJ_HOOK_REQ_XDP },
+	};
+	size_t i;
+
+	for (i = 0; val && i < sizeof(hooks) / sizeof(hooks[0]); i++)
+		if (!strcmp(val, hooks[i].name)) {
+			*hook = hooks[i].req;
+			return 0;
+		}
+	return sj_err("hook must be tc, tcx, clsact or xdp");
+}
+
+int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 {
 	int i;
 
@@ -57,13 +101,29 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool allow_hook)
 			t->ecn = 1;
 		} else if (!strcmp(key, "noecn")) {
 			t->ecn = 0;
-		} else if (!strcmp(key, "hook") && allow_hook) {
-			if (val && !strcmp(val, "tcx"))
-				t->hook = SJ_HOOK_TCX;
-			else if (val && !strcmp(val, "clsact"))
-				t->hook = SJ_HOOK_CLSACT;
-			else
-				return sj_err("hook must be tcx or clsact");
+		} else if (!strcmp(key, "rate")) {
+			if (!attach && t->mode != SJ_MODE_RATE)
+				return sj_err("rate mode is chosen at attach: detach, then attach with a rate");
+			if (parse_rate_arg(val, &t->rate_Bps))
+				return -1;
+			t->mode = SJ_MODE_RATE;
+			i++;
+		} else if (!strcmp(key, "burst")) {
+			if (!val || sj_parse_size(val, &t->burst_bytes))
+				return sj_err("bad burst \"%s\": expected a size like 32kb, 64k, 1514b",
+					      val ? val : "");
+			i++;
+		} else if (!strcmp(key, "horizon")) {
+			if (parse_time_arg(key, val, &t->horizon_ns))
+				return -1;
+			i++;
+		} else if (!strcmp(key, "pace")) {
+			t->pace = 1;
+		} else if (!strcmp(key, "nopace")) {
+			t->pace = 0;
+		} else if (!strcmp(key, "hook") && attach) {
+			if (parse_hook_arg(val, &t->hook))
+				return -1;
 			i++;
 		} else {
 			return sj_err("unknown option \"%s\"", key);
@@ -88,6 +148,29 @@ int sj_tune_check(const struct sj_tune *t)
 	if (t->ce_threshold_ns > SJ_MAX_INTERVAL_US * 1000ULL)
 		return sj_err("ce_threshold must be at most %s",
 			      sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, a, sizeof(a)));
+	if (t->dir == SJ_DIR_INGRESS && t->mode != SJ_MODE_RATE)
+		return sj_err("ingress needs rate mode: the packets have no queue of ours to measure (add rate RATE)");
+	if (t->hook == SJ_HOOK_REQ_XDP && t->dir != SJ_DIR_INGRESS)
+		return sj_err("hook xdp is for ingress only");
+	if (t->mode != SJ_MODE_RATE)
+		return 0;
+	if (t->rate_Bps * 8 < SJ_MIN_RATE_BPS * 8 || t->rate_Bps > SJ_MAX_RATE_BPS)
+		return sj_err("rate must be between %s and %s",
+			      sj_format_rate(SJ_MIN_RATE_BPS * 8, a, sizeof(a)),
+			      sj_format_rate(SJ_MAX_RATE_BPS * 8, b, sizeof(b)));
+	if (t->horizon_ns <= t->target_ns || t->horizon_ns > SJ_MAX_INTERVAL_US * 1000ULL)
+		return sj_err("horizon must be above target (%s) and at most %s",
+			      sj_format_time(t->target_ns, a, sizeof(a)),
+			      sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, b, sizeof(b)));
+	if (t->burst_bytes > SJ_MAX_BURST_BYTES ||
+	    sj_vq_tx_ns(t->burst_bytes, t->rate_Bps) > t->horizon_ns)
+		return sj_err("burst %s takes %s to leave at this rate, longer than the horizon (%s)",
+			      sj_format_size(t->burst_bytes, a, sizeof(a)),
+			      sj_format_time(t->burst_bytes > SJ_MAX_BURST_BYTES ? ~0ULL :
+					     sj_vq_tx_ns(t->burst_bytes, t->rate_Bps), b, sizeof(b)),
+			      sj_format_time(t->horizon_ns, (char[SJ_UNITS_BUFSZ]){0}, SJ_UNITS_BUFSZ));
+	if (t->pace && t->dir != SJ_DIR_EGRESS)
+		return sj_err("pace is for egress only: nothing below ingress honours a departure time");
 	return 0;
 }
 
@@ -104,4 +187,27 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 		CODEL_NS(t->ce_threshold_ns) : CODEL_DISABLED_THRESHOLD;
 	s->codel.mtu = mtu;
 	s->codel.ecn = t->ecn;
+	if (t->mode == SJ_MODE_RATE) {
+		s->rate_Bps = t->rate_Bps;
+		s->burst_bytes = t->burst_bytes;
+		s->horizon_ns = t->horizon_ns;
+		s->pace = t->pace;
+	}
+}
+
+int sj_dir_arg(int argc, char **argv, enum sj_dir *dir)
+{
+	*dir = SJ_DIR_EGRESS;
+	if (argc > 0 && !strcmp(argv[0], "ingress")) {
+		*dir = SJ_DIR_INGRESS;
+		return 1;
+	}
+	if (argc > 0 && !strcmp(argv[0], "egress"))
+		return 1;
+	return 0;
+}
+
+const char *sj_dir_name(enum sj_dir dir)
+{
+	return dir == SJ_DIR_INGRESS ? "ingress" : "egress";
 }

@@ -1,24 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The CoDel settings of attach and change: parsed, checked, applied. */
+/* The settings of attach and change: parsed, checked, applied. */
 #ifndef SJ_TUNE_H
 #define SJ_TUNE_H
 
 #include "common.h"
+
+/* What `hook` asked for: the kernel's best tc hook, one of them, or XDP */
+enum sj_hook_req {
+	SJ_HOOK_REQ_DEFAULT = 0,	/* per device kind and direction */
+	SJ_HOOK_REQ_TC,			/* tcx, clsact where tcx is missing */
+	SJ_HOOK_REQ_TCX,
+	SJ_HOOK_REQ_CLSACT,
+	SJ_HOOK_REQ_XDP,
+};
 
 struct sj_tune {
 	__u64 target_ns;
 	__u64 interval_ns;
 	__u64 ce_threshold_ns;	/* 0: off */
 	int ecn;
-	enum sj_hook hook;	/* 0: tcx where the kernel has it */
+	enum sj_hook_req hook;
+	enum sj_dir dir;
+	enum sj_mode mode;	/* rate mode once a rate is given */
+	__u64 rate_Bps;
+	__u64 burst_bytes;
+	__u64 horizon_ns;
+	int pace;
 };
 
 void sj_tune_defaults(struct sj_tune *t);
-void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s);
-/* keywords from argv; allow_hook: attach may pick the hook, change not */
-int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool allow_hook);
+void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
+			   const struct sj_meta *meta);
+/* keywords from argv; attach: may pick the hook and the mode, change not */
+int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach);
 int sj_tune_check(const struct sj_tune *t);
 void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 			 struct sj_settings *s);
+/* "ingress"/"egress" right after DEV; returns how many words it took */
+int sj_dir_arg(int argc, char **argv, enum sj_dir *dir);
+const char *sj_dir_name(enum sj_dir dir);
 
 #endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * XDP ingress in rate mode: the same virtual queue and law as the tc
+ * program (rate.bpf.h), run where a download or a pod's upload first
+ * arrives, before the stack has built an skb.  Loaded through libxdp's
+ * dispatcher so other XDP programs on the device keep running: we return
+ * XDP_PASS for everything we do not drop, and the dispatcher moves on.
+ *
+ * A separate object from the tc programs: libxdp loads it itself (as an
+ * extension of its dispatcher), and each ingress attachment has its own
+ * maps, apart from the device's egress attachment.
+ */
+#include "maps.bpf.h"
+#include "parse.h"
+#include "rate.bpf.h"
+#include "observe.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+SEC("xdp")
+int sojourn_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 len = bpf_xdp_get_buff_len(ctx), zero = 0;
+	struct sj_flow *flow = NULL;
+	struct sj_rate_result r;
+	struct sj_settings *set;
+	struct sj_stats *st;
+	struct sj_queue *q;
+	struct sj_pkt pkt;
+	int kind, ect;
+
+	st = sj_stats_this_cpu();
+	set = bpf_map_lookup_elem(&settings, &zero);
+	q = bpf_map_lookup_elem(&queues, &zero);
+	if (!st || !set || !q)
+		return XDP_PASS;
+	st->packets++;
+	st->bytes += len;
+
+	kind = sj_parse(data, data_end, &pkt);
+	if (kind >= 0 && kind < SJ_PKT_KINDS)
+		st->kind[kind]++;
+	if (pkt.has_flow && kind < SJ_PKT_FRAGMENT)
+		flow = sj_flow_get(&pkt.key, now, st, len);
+
+	ect = kind <= SJ_PKT_FRAGMENT && pkt.ecn != SJ_ECN_NOT_ECT;
+	sj_rate_admit(set, q, now, len, kind > SJ_PKT_FRAGMENT, ect, &r);
+	sj_observe_sojourn(flow, r.sojourn_ns);
+
+	switch (r.verdict) {
+	case SJ_MARK:
+		if (sj_pkt_set_ce(data, data_end, &pkt)) {
+			st->ecn_mark++;
+			if (flow)
+				__sync_fetch_and_add(&flow->ecn_marks, 1);
+			return XDP_PASS;
+		}
+		/* fall through */
+	case SJ_DROP:
+		st->drops++;
+		if (flow)
+			__sync_fetch_and_add(&flow->drops, 1);
+		return XDP_DROP;
+	case SJ_OVERLIMIT:
+		st->drop_overlimit++;
+		if (flow)
+			__sync_fetch_and_add(&flow->drops, 1);
+		return XDP_DROP;
+	}
+	if (ect && codel_over_ce_threshold(&set->codel, CODEL_NS(r.sojourn_ns)) &&
+	    sj_pkt_set_ce(data, data_end, &pkt)) {
+		st->ce_mark++;
+		if (flow)
+			__sync_fetch_and_add(&flow->ce_marks, 1);
+	}
+	return XDP_PASS;
+}

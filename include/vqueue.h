@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The virtual queue of rate mode: a clock of departures that every packet
+ * pushes on by its own transmission time at the configured rate.  A packet
+ * starts to leave when the one before it has left, so its sojourn is that
+ * start minus now: the time it would wait behind the bytes admitted before
+ * it.  Its own transmission is not counted, as a real queue's sojourn
+ * (measured when a packet is dequeued) does not count it either; this
+ * matters for 64 KB GSO packets, which take 26 ms to leave at 20 Mbit.
+ *
+ * An idle queue earns credit: the clock may trail now by up to `burst`
+ * bytes' time, so a burst of that size leaves without waiting.
+ *
+ * Pure arithmetic: the BPF programs call it under the queue's lock, the
+ * unit tests call it directly.
+ */
+#ifndef SOJOURN_VQUEUE_H
+#define SOJOURN_VQUEUE_H
+
+#define SJ_NSEC_PER_SEC	1000000000ULL
+
+/* Limits that keep len * 1e9 and burst * 1e9 inside 64 bits */
+#define SJ_MAX_BURST_BYTES	(1ULL << 30)	/* 1 GiB */
+
+/* Nanoseconds that bytes take to leave at rate_Bps (> 0). */
+static __always_inline __u64 sj_vq_tx_ns(__u64 bytes, __u64 rate_Bps)
+{
+	return bytes * SJ_NSEC_PER_SEC / rate_Bps;
+}
+
+/* When a packet arriving now starts to leave, given the departure of the
+ * last admitted packet and the credit (ns) an idle queue may hold. */
+static __always_inline __u64 sj_vq_start(__u64 departure, __u64 now, __u64 credit_ns)
+{
+	if (departure + credit_ns < now)
+		return now - credit_ns;
+	return departure;
+}
+
+/* The packet's sojourn: how long it waits before it starts to leave. */
+static __always_inline __u64 sj_vq_sojourn(__u64 start, __u64 now)
+{
+	return start > now ? start - now : 0;
+}
+
+/* Bytes still ahead of a packet that waits sojourn_ns: CoDel's backlog,
+ * for its one-MTU exemption.  Microseconds keep the product in range for
+ * sojourns up to the longest horizon at the highest rate. */
+static __always_inline __u64 sj_vq_backlog(__u64 sojourn_ns, __u64 rate_Bps)
+{
+	return sojourn_ns / 1000 * rate_Bps / 1000000;
+}
+
+#endif /* SOJOURN_VQUEUE_H */
