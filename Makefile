@@ -31,7 +31,8 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(OUTPUT)/loader/%.o,$(LOADER_SRCS))
 HEADERS   := $(wildcard include/*.h) $(wildcard loader/*.h)
-UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt
+UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
+	      $(OUTPUT)/test_vqueue $(OUTPUT)/test_rate
 # mk/*.mk: one fragment per concern (observability, fleet, bench, fuzz);
 # each may add to DEB_PKGS, UNIT_TESTS, LDLIBS and define its own targets
 EXTRA_BINS :=
@@ -71,6 +72,14 @@ $(OUTPUT)/sojourn: $(LOADER_OBJS)
 $(OUTPUT)/test_codel: tests/unit/test_codel.c include/codel.h | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< -lm -o $@
+
+$(OUTPUT)/test_rate: tests/prog/test_rate.c $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h $(HEADERS) | $(OUTPUT)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+$(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c include/vqueue.h include/codel.h include/sojourn.h | $(OUTPUT)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 $(OUTPUT)/test_units: tests/unit/test_units.c loader/units.c loader/units.h | $(OUTPUT)
 	$(call msg,TEST,$@)

@@ -11,11 +11,13 @@
  * An idle queue earns credit: the clock may trail now by up to `burst`
  * bytes' time, so a burst of that size leaves without waiting.
  *
- * Pure arithmetic: the BPF programs call it under the queue's lock, the
- * unit tests call it directly.
+ * Pure arithmetic: the BPF programs call it under the queue's lock
+ * (bpf/rate.bpf.h), the unit tests call it directly.
  */
 #ifndef SOJOURN_VQUEUE_H
 #define SOJOURN_VQUEUE_H
+
+#include "sojourn.h"
 
 #define SJ_NSEC_PER_SEC	1000000000ULL
 
@@ -49,6 +51,69 @@ static __always_inline __u64 sj_vq_sojourn(__u64 start, __u64 now)
 static __always_inline __u64 sj_vq_backlog(__u64 sojourn_ns, __u64 rate_Bps)
 {
 	return sojourn_ns / 1000 * rate_Bps / 1000000;
+}
+
+enum sj_verdict {
+	SJ_PASS,
+	SJ_MARK,	/* CoDel's signal, carried as CE */
+	SJ_DROP,	/* CoDel's signal, carried as a drop */
+	SJ_OVERLIMIT,	/* would leave beyond the horizon */
+};
+
+struct sj_rate_result {
+	__u64 start_ns;		/* when the packet starts to leave */
+	__u64 sojourn_ns;
+	int verdict;		/* enum sj_verdict */
+};
+
+/* What one packet needs to know, worked out before the lock is taken */
+struct sj_vq_pkt {
+	__u64 now;
+	__u64 tx_ns;		/* its own time on the wire at the rate */
+	__u32 len;
+	__u8 exempt;		/* unparsed: moves the clock, always passes */
+	__u8 ecn_capable;	/* ECT: a signal may be a CE mark */
+};
+
+/*
+ * The fate of one packet joining virtual queue q.  Only packets that use
+ * the link move the clock: one dropped here never leaves.
+ */
+static __always_inline void sj_vq_admit(struct sj_queue *q,
+					const struct codel_params *p,
+					__u64 rate_Bps, __u64 credit_ns,
+					__u64 horizon_ns,
+					const struct sj_vq_pkt *pkt,
+					struct sj_rate_result *r)
+{
+	__u64 start = sj_vq_start(q->departure_ns, pkt->now, credit_ns);
+	__u64 backlog = 0;
+	int signal = 0;
+
+	r->verdict = SJ_PASS;
+	r->start_ns = start;
+	r->sojourn_ns = sj_vq_sojourn(start, pkt->now);
+	if (!pkt->exempt) {
+		if (r->sojourn_ns > horizon_ns) {
+			r->verdict = SJ_OVERLIMIT;
+			return;
+		}
+		if (!codel_time_before(CODEL_NS(r->sojourn_ns), p->target))
+			backlog = sj_vq_backlog(r->sojourn_ns, rate_Bps);
+		signal = codel_dequeue(&q->vars, p, CODEL_NS(pkt->now),
+				       CODEL_NS(r->sojourn_ns),
+				       backlog > 0xffffffffULL ? 0xffffffffU :
+				       (__u32)backlog);
+		if (signal && !(p->ecn && pkt->ecn_capable)) {
+			r->verdict = SJ_DROP;
+			return;
+		}
+		if (signal)
+			r->verdict = SJ_MARK;
+	}
+	q->departure_ns = start + pkt->tx_ns;
+	if (pkt->len > q->maxpacket)
+		q->maxpacket = pkt->len;
 }
 
 #endif /* SOJOURN_VQUEUE_H */

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Rate mode's programs on crafted frames through BPF_PROG_TEST_RUN: the tc
+ * program (egress, with and without pace) and the XDP program.  Time is
+ * real here, so the settings are shrunk until CoDel acts within a run:
+ * target 1us, interval 2us, a rate slow enough that a few hundred frames
+ * build a standing virtual queue.
+ *
+ * Checked: CE marks come out with a valid IPv4 checksum (and in the IPv6
+ * traffic class), Not-ECT packets are dropped instead, a packet beyond the
+ * horizon is dropped as drop_overlimit, a frame we cannot parse always
+ * passes, and pace writes the departure time into skb->tstamp.
+ * Exits 0 when all pass, 1 on a failure, 77 without root or BPF.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sojourn.h"
+#include "vqueue.h"
+#include "sojourn.skel.h"
+#include "sojourn_xdp.skel.h"
+
+#define TC_ACT_SHOT	2
+#define TC_NEXT		(-1)
+#define ECT0		2
+#define CE		3
+
+static int failures;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		failures++;						\
+		printf("FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+struct frame {
+	__u8 b[256];
+	__u32 len;
+};
+
+static __u16 csum(const __u8 *p, int n)
+{
+	__u32 s = 0;
+	int i;
+
+	for (i = 0; i < n; i += 2)
+		s += p[i] << 8 | p[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return ~s & 0xffff;
+}
+
+/* Ethernet + IPv4 or IPv6 + TCP, 200 bytes, with the given ECN bits */
+static void build(struct frame *f, int family, __u8 ecn, __u16 sport)
+{
+	__u8 *p = f->b, *ip = p + 14, *l4;
+
+	memset(f, 0, sizeof(*f));
+	f->len = 200;
+	memset(p, 0x02, 12);
+	if (family == 4) {
+		p[12] = 0x08;
+		ip[0] = 0x45;
+		ip[1] = ecn;
+		ip[2] = 0;
+		ip[3] = 200 - 14;
+		ip[8] = 64;
+		ip[9] = 6;
+		inet_pton(AF_INET, "198.18.0.1", ip + 12);
+		inet_pton(AF_INET, "198.18.0.2", ip + 16);
+		ip[10] = ip[11] = 0;
+		{
+			__u16 c = csum(ip, 20);
+
+			ip[10] = c >> 8;
+			ip[11] = c & 0xff;
+		}
+		l4 = ip + 20;
+	} else if (family == 6) {
+		p[12] = 0x86;
+		p[13] = 0xdd;
+		ip[0] = 0x60 | (ecn >> 2);
+		ip[1] = (ecn & 3) << 4;
+		ip[5] = 200 - 14 - 40;
+		ip[6] = 6;
+		ip[7] = 64;
+		inet_pton(AF_INET6, "2001:db8::1", ip + 8);
+		inet_pton(AF_INET6, "2001:db8::2", ip + 24);
+		l4 = ip + 40;
+	} else {
+		p[12] = 0x08;
+		p[13] = 0x06;	/* ARP: nothing we parse */
+		return;
+	}
+	l4[0] = sport >> 8;
+	l4[1] = sport & 0xff;
+	l4[3] = 80;
+	l4[12] = 5 << 4;
+}
+
+static __u8 ecn_of(const __u8 *b, int family)
+{
+	return family == 4 ? b[14 + 1] & 3 : (b[14 + 1] >> 4) & 3;
+}
+
+struct prog {
+	const char *name;
+	int prog_fd, settings_fd, stats_fd, queues_fd;
+	int xdp;
+};
+
+static void settings(const struct prog *p, __u64 rate, __u64 horizon_ns,
+		     int ecn, int pace)
+{
+	struct sj_settings s = {
+		.codel = { .target = CODEL_NS(1000), .interval = CODEL_NS(2000),
+			   .ce_threshold = CODEL_DISABLED_THRESHOLD,
+			   .mtu = 1514, .ecn = ecn },
+		.target_ns = 1000, .interval_ns = 2000,
+		.rate_Bps = rate, .burst_bytes = 0, .horizon_ns = horizon_ns,
+		.pace = pace,
+	};
+	struct sj_queue q = {};
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(p->settings_fd, &zero, &s, 0) ||
+	    bpf_map_update_elem(p->queues_fd, &zero, &q, 0)) {
+		perror("settings");
+		exit(1);
+	}
+}
+
+static struct sj_stats stats(const struct prog *p)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	struct sj_stats *per = calloc(ncpu, sizeof(*per)), sum = {};
+	__u32 zero = 0;
+	size_t k;
+
+	if (!per || bpf_map_lookup_elem(p->stats_fd, &zero, per))
+		exit(1);
+	for (i = 0; i < ncpu; i++)
+		for (k = 0; k < sizeof(sum) / 8; k++)
+			((__u64 *)&sum)[k] += ((__u64 *)&per[i])[k];
+	free(per);
+	return sum;
+}
+
+struct out {
+	int ret;
+	struct frame f;
+	__u64 tstamp;
+};
+
+static struct out run(const struct prog *p, const struct frame *in, int repeat)
+{
+	struct __sk_buff ctx = {}, ctx_out = {};
+	struct out o = {};
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		    .data_in = in->b, .data_size_in = in->len,
+		    .data_out = o.f.b, .data_size_out = sizeof(o.f.b),
+		    .repeat = repeat);
+
+	if (!p->xdp) {
+		opts.ctx_in = &ctx;
+		opts.ctx_size_in = sizeof(ctx);
+		opts.ctx_out = &ctx_out;
+		opts.ctx_size_out = sizeof(ctx_out);
+	}
+	if (bpf_prog_test_run_opts(p->prog_fd, &opts)) {
+		perror("test_run");
+		exit(1);
+	}
+	o.ret = opts.retval;
+	o.f.len = opts.data_size_out;
+	o.tstamp = ctx_out.tstamp;
+	return o;
+}
+
+static int dropped(const struct prog *p, int ret)
+{
+	return p->xdp ? ret == XDP_DROP : ret == TC_ACT_SHOT;
+}
+
+static int passed(const struct prog *p, int ret)
+{
+	return p->xdp ? ret == XDP_PASS : ret == TC_NEXT;
+}
+
+/* Build a standing queue, then run single frames until CoDel signals. */
+static void test_mark(const struct prog *p, int family)
+{
+	struct sj_stats before, after, start = stats(p);
+	struct frame f;
+	struct out o;
+	int i, seen = 0;
+
+	/* 200 bytes at 2 MB/s: 100 us each, so 500 frames queue 50 ms */
+	settings(p, 2000000, 1000ULL * 1000 * 1000, 1, 0);
+	build(&f, family, ECT0, 1000 + family);
+	run(p, &f, 500);
+	for (i = 0; i < 2000 && !seen; i++) {
+		before = stats(p);
+		o = run(p, &f, 1);
+		after = stats(p);
+		if (after.ecn_mark == before.ecn_mark)
+			continue;
+		seen = 1;
+		CHECK(passed(p, o.ret), "%s: marked packet not passed (%d)", p->name, o.ret);
+		CHECK(ecn_of(o.f.b, family) == CE, "%s v%d: mark counted, CE not set",
+		      p->name, family);
+		if (family == 4)
+			CHECK(csum(o.f.b + 14, 20) == 0, "%s: IPv4 checksum wrong after CE",
+			      p->name);
+	}
+	CHECK(seen, "%s v%d: no CE mark in 2000 packets over a 50 ms queue",
+	      p->name, family);
+	CHECK(after.drops == start.drops, "%s v%d: ECT packets dropped (%llu)",
+	      p->name, family, (unsigned long long)(after.drops - start.drops));
+}
+
+static void test_drop_not_ect(const struct prog *p)
+{
+	struct sj_stats before, after;
+	struct frame f;
+	struct out o;
+	int i, seen = 0;
+
+	struct sj_stats start = stats(p);
+
+	settings(p, 2000000, 1000ULL * 1000 * 1000, 1, 0);
+	build(&f, 4, 0, 2000);
+	run(p, &f, 500);
+	for (i = 0; i < 2000 && !seen; i++) {
+		before = stats(p);
+		o = run(p, &f, 1);
+		after = stats(p);
+		if (after.drops == before.drops)
+			continue;
+		seen = 1;
+		CHECK(dropped(p, o.ret), "%s: drop counted, verdict %d", p->name, o.ret);
+	}
+	CHECK(seen, "%s: Not-ECT never dropped over a 50 ms queue", p->name);
+	CHECK(after.ecn_mark == start.ecn_mark, "%s: Not-ECT packet marked", p->name);
+}
+
+static void test_horizon(const struct prog *p)
+{
+	struct sj_stats before, after;
+	struct frame f, arp;
+	struct out o;
+
+	/* 200 bytes at 1000 B/s: 200 ms on the wire; horizon 100 ms */
+	settings(p, 1000, 100ULL * 1000 * 1000, 1, 0);
+	build(&f, 4, ECT0, 3000);
+	o = run(p, &f, 1);
+	CHECK(passed(p, o.ret), "%s: first packet of an idle queue: %d", p->name, o.ret);
+	before = stats(p);
+	o = run(p, &f, 1);
+	after = stats(p);
+	CHECK(dropped(p, o.ret), "%s: packet 200 ms out passed the 100 ms horizon",
+	      p->name);
+	CHECK(after.drop_overlimit == before.drop_overlimit + 1,
+	      "%s: drop_overlimit %llu -> %llu", p->name,
+	      (unsigned long long)before.drop_overlimit,
+	      (unsigned long long)after.drop_overlimit);
+	build(&arp, 0, 0, 0);
+	o = run(p, &arp, 1);
+	CHECK(passed(p, o.ret), "%s: an unparsed frame was not passed", p->name);
+	CHECK(stats(p).kind[SJ_PKT_NON_IP] > after.kind[SJ_PKT_NON_IP],
+	      "%s: non-IP frame not counted", p->name);
+}
+
+static void test_pace(const struct prog *p)
+{
+	struct timespec ts;
+	struct frame f;
+	struct out o;
+	__u64 now;
+
+	/* 200 bytes at 200 kB/s: 1 ms each; the 11th leaves 10 ms out */
+	settings(p, 200000, 1000ULL * 1000 * 1000, 1, 1);
+	build(&f, 4, ECT0, 4000);
+	run(p, &f, 10);
+	o = run(p, &f, 1);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	CHECK(o.tstamp > now + 5000000ULL && o.tstamp < now + 11000000ULL,
+	      "pace: tstamp %lld ns from now, want 5..11 ms",
+	      (long long)(o.tstamp - now));
+	settings(p, 200000, 1000ULL * 1000 * 1000, 1, 0);
+	run(p, &f, 10);
+	o = run(p, &f, 1);
+	CHECK(o.tstamp == 0, "nopace: tstamp written (%llu)",
+	      (unsigned long long)o.tstamp);
+}
+
+int main(void)
+{
+	struct sojourn_bpf *tc;
+	struct sojourn_xdp *xdp;
+	struct prog ptc, pxdp;
+
+	if (geteuid() != 0) {
+		printf("SKIP test_rate needs root for BPF_PROG_TEST_RUN\n");
+		return 77;
+	}
+	tc = sojourn_bpf__open();
+	xdp = sojourn_xdp__open();
+	if (!tc || !xdp)
+		return 1;
+	tc->rodata->cfg_mode = SJ_MODE_RATE;
+	bpf_program__set_autoload(tc->progs.sojourn_dequeue, false);
+	if (sojourn_bpf__load(tc) || sojourn_xdp__load(xdp)) {
+		printf("FAIL test_rate: cannot load the programs\n");
+		return 1;
+	}
+	ptc = (struct prog){ "tc", bpf_program__fd(tc->progs.sojourn_egress),
+			     bpf_map__fd(tc->maps.settings), bpf_map__fd(tc->maps.stats),
+			     bpf_map__fd(tc->maps.queues), 0 };
+	pxdp = (struct prog){ "xdp", bpf_program__fd(xdp->progs.sojourn_xdp),
+			      bpf_map__fd(xdp->maps.settings), bpf_map__fd(xdp->maps.stats),
+			      bpf_map__fd(xdp->maps.queues), 1 };
+
+	test_mark(&ptc, 4);
+	test_mark(&ptc, 6);
+	test_mark(&pxdp, 4);
+	test_mark(&pxdp, 6);
+	test_drop_not_ect(&ptc);
+	test_drop_not_ect(&pxdp);
+	test_horizon(&ptc);
+	test_horizon(&pxdp);
+	test_pace(&ptc);
+
+	sojourn_bpf__destroy(tc);
+	sojourn_xdp__destroy(xdp);
+	printf("%s test_rate\n", failures ? "FAIL" : "PASS");
+	return failures ? 1 : 0;
+}

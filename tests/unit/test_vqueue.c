@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The virtual queue of rate mode (include/vqueue.h): its clock, its credit,
+ * its horizon, and the long-run rate it lets through, checked against
+ * arithmetic done here independently.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include "vqueue.h"
+
+static int fails;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		fails++;						\
+		printf("FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+#define MS 1000000ULL
+
+static struct codel_params params(int ecn)
+{
+	struct codel_params p = {
+		.target = CODEL_NS(5 * MS), .interval = CODEL_NS(100 * MS),
+		.ce_threshold = CODEL_DISABLED_THRESHOLD, .mtu = 1514, .ecn = ecn,
+	};
+	return p;
+}
+
+static struct sj_rate_result admit(struct sj_queue *q, const struct codel_params *p,
+				   __u64 rate, __u64 burst, __u64 horizon,
+				   __u64 now, __u32 len, int exempt, int ect)
+{
+	struct sj_vq_pkt pkt = { .now = now, .len = len, .exempt = exempt,
+				 .ecn_capable = ect,
+				 .tx_ns = sj_vq_tx_ns(len, rate) };
+	struct sj_rate_result r;
+
+	sj_vq_admit(q, p, rate, sj_vq_tx_ns(burst, rate), horizon, &pkt, &r);
+	return r;
+}
+
+static void test_tx_time(void)
+{
+	/* 12 Mbit/s is 1.5 MB/s: 1500 bytes take exactly 1 ms */
+	CHECK(sj_vq_tx_ns(1500, 1500000) == MS, "%llu", sj_vq_tx_ns(1500, 1500000));
+	/* 64 KB at 400 Gbit/s still fits 64 bits and rounds down */
+	CHECK(sj_vq_tx_ns(65536, 50000000000ULL) == 1310, "%llu",
+	      sj_vq_tx_ns(65536, 50000000000ULL));
+	/* the largest burst at the lowest rate does not overflow */
+	CHECK(sj_vq_tx_ns(SJ_MAX_BURST_BYTES, SJ_MIN_RATE_BPS) ==
+	      SJ_MAX_BURST_BYTES * 1000000ULL, "overflow");
+}
+
+/* Back-to-back packets wait for all the bytes admitted before them. */
+static void test_clock_conserves_bytes(void)
+{
+	struct codel_params p = params(1);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 now = 10 * 1000 * MS, rate = 1500000;	/* 12 Mbit */
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		struct sj_rate_result r = admit(&q, &p, rate, 0, 1000 * MS,
+						now, 1500, 0, 1);
+
+		CHECK(r.sojourn_ns == (__u64)i * MS, "packet %d waits %llu", i,
+		      r.sojourn_ns);
+		CHECK(r.verdict == SJ_PASS, "packet %d verdict %d", i, r.verdict);
+	}
+	CHECK(q.departure_ns == now + 10 * MS, "clock %llu", q.departure_ns - now);
+	CHECK(q.maxpacket == 1500, "maxpacket %u", q.maxpacket);
+}
+
+/* An idle queue lets `burst` bytes through without waiting, no more. */
+static void test_burst_credit(void)
+{
+	struct codel_params p = params(1);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 now = 10 * 1000 * MS, rate = 1500000;
+	struct sj_rate_result r;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		r = admit(&q, &p, rate, 6000, 1000 * MS, now, 1500, 0, 1);
+		CHECK(r.sojourn_ns == 0, "packet %d inside the burst waits %llu",
+		      i, r.sojourn_ns);
+	}
+	r = admit(&q, &p, rate, 6000, 1000 * MS, now, 1500, 0, 1);
+	CHECK(r.sojourn_ns == 0, "the burst's end starts now, waits %llu", r.sojourn_ns);
+	r = admit(&q, &p, rate, 6000, 1000 * MS, now, 1500, 0, 1);
+	CHECK(r.sojourn_ns == MS, "past the burst waits %llu", r.sojourn_ns);
+}
+
+/* Beyond the horizon: dropped, and the clock does not move. */
+static void test_horizon(void)
+{
+	struct codel_params p = params(1);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 now = 10 * 1000 * MS, rate = 1500000, before;
+	struct sj_rate_result r;
+	int i, over = 0;
+
+	for (i = 0; i < 100; i++) {
+		r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 0, 1);
+		over += r.verdict == SJ_OVERLIMIT;
+	}
+	/* sojourns 0..20 ms pass (21 packets), the other 79 are over */
+	CHECK(over == 79, "over the horizon: %d", over);
+	before = q.departure_ns;
+	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 0, 1);
+	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
+	      "an overlimit packet moved the clock");
+	/* an unparsed packet is never dropped, and it uses the link */
+	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 1, 0);
+	CHECK(r.verdict == SJ_PASS && q.departure_ns == before + MS,
+	      "exempt packet: verdict %d", r.verdict);
+}
+
+/*
+ * CoDel on the virtual sojourn: a standing queue above target for an
+ * interval earns a signal; ECT packets are marked (and use the link),
+ * Not-ECT ones dropped (and do not).
+ */
+static void test_codel_on_sojourn(void)
+{
+	struct codel_params p = params(1);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 now = 10 * 1000 * MS, rate = 1500000, before;
+	struct sj_rate_result r;
+	int i, marks = 0;
+
+	/* keep 10 ms standing: a 1 ms packet every 1 ms after a 10 ms jump */
+	for (i = 0; i < 10; i++)
+		admit(&q, &p, rate, 0, 1000 * MS, now, 1500, 0, 1);
+	for (i = 0; i < 300; i++) {
+		now += MS;
+		r = admit(&q, &p, rate, 0, 1000 * MS, now, 1500, 0, 1);
+		marks += r.verdict == SJ_MARK;
+		CHECK(r.verdict != SJ_DROP, "ECT packet dropped at %d", i);
+	}
+	/* first signal after 100 ms, then at 100/sqrt(n) ms: 1 + 2 + ... */
+	CHECK(marks >= 3 && marks <= 8, "marks in 300 ms: %d", marks);
+
+	p.ecn = 0;
+	before = q.departure_ns;
+	for (i = 0; i < 100; i++) {
+		now += MS;
+		before = q.departure_ns;
+		r = admit(&q, &p, rate, 0, 1000 * MS, now, 1500, 0, 1);
+		if (r.verdict == SJ_DROP)
+			break;
+	}
+	CHECK(r.verdict == SJ_DROP, "noecn never dropped");
+	CHECK(q.departure_ns == before, "a CoDel drop moved the clock");
+}
+
+/*
+ * The long-run rate: a sender offering twice the rate for 10 s gets the
+ * rate, plus at most the horizon and the burst once.
+ */
+static void test_long_run_rate(void)
+{
+	struct codel_params p = params(0);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 rate = 1250000, now = 10 * 1000 * MS, end = now + 10 * 1000 * MS;
+	__u64 start = now, passed = 0, horizon = 200 * MS, burst = 32768;
+	double want, got;
+
+	for (; now < end; now += sj_vq_tx_ns(1500, rate) / 2) {
+		struct sj_rate_result r = admit(&q, &p, rate, burst, horizon,
+						now, 1500, 0, 0);
+
+		if (r.verdict == SJ_PASS)
+			passed += 1500;
+	}
+	want = (double)rate * (end - start) / 1e9;
+	got = passed;
+	CHECK(got >= want * 0.999 && got <= want + rate * 0.2 + burst + 1500,
+	      "passed %.0f bytes, rate allows %.0f", got, want);
+}
+
+int main(void)
+{
+	test_tx_time();
+	test_clock_conserves_bytes();
+	test_burst_credit();
+	test_horizon();
+	test_codel_on_sojourn();
+	test_long_run_rate();
+	printf("%s\n", fails ? "FAIL" : "PASS test_vqueue");
+	return fails ? 1 : 0;
+}
