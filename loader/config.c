@@ -24,12 +24,13 @@ struct parse {
 	const char *path;
 	int line;
 	int sections;		/* section headers read so far */
+	int section_line;	/* where the last one stands */
 	int rule_at;		/* value of `sections` when the last rule began */
 	struct sj_config *cfg;
 	int err_line;		/* first error, 0 if none */
 	char err[256];
 	/* where each time was given, for the checks across keys */
-	int target_line, interval_line;
+	int target_line, interval_line, dir_line, hook_line;
 };
 
 /* fgets for inih, counting lines and section headers as inih will see them */
@@ -54,8 +55,10 @@ static char *read_line(char *str, int num, void *stream)
 	free(line);
 	for (s = str; isspace((unsigned char)*s); s++)
 		;
-	if (*s == '[')
+	if (*s == '[') {
 		p->sections++;
+		p->section_line = p->line;
+	}
 	return str;
 }
 
@@ -149,6 +152,7 @@ static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		return 1;
 	}
 	if (!strcmp(k, "Direction")) {
+		p->dir_line = p->line;
 		if (!strcmp(v, "egress"))
 			r->dirs = SJ_RULE_EGRESS;
 		else if (!strcmp(v, "ingress"))
@@ -198,6 +202,7 @@ static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		return 1;
 	}
 	if (!strcmp(k, "Hook")) {
+		p->hook_line = p->line;
 		if (strcmp(v, "tc") && strcmp(v, "tcx") && strcmp(v, "clsact") &&
 		    strcmp(v, "xdp"))
 			return fail(p, k, "\"%s\" is not tc, tcx, clsact or xdp", v);
@@ -218,12 +223,15 @@ static void rule_done(struct parse *p, struct sj_rule *r)
 	p->line = r->line;
 	if (!r->nglobs && !r->kind[0])
 		fail(p, "[Rule]", "needs Name= or Kind=, or it would match every interface");
-	else if (!r->rate_bits && (r->dirs & SJ_RULE_INGRESS))
+	else if (!r->rate_bits && (r->dirs & SJ_RULE_INGRESS)) {
+		p->line = p->dir_line;
 		fail(p, "Direction", "ingress needs rate mode: give Rate=");
-	else if (!r->rate_bits && (r->burst_bytes || r->horizon_ns || r->pace))
+	} else if (!r->rate_bits && (r->burst_bytes || r->horizon_ns || r->pace))
 		fail(p, "[Rule]", "Burst=, Horizon= and Pace= need Rate=");
-	else if (!strcmp(r->hook, "xdp") && r->dirs != SJ_RULE_INGRESS)
+	else if (!strcmp(r->hook, "xdp") && r->dirs != SJ_RULE_INGRESS) {
+		p->line = p->hook_line;
 		fail(p, "Hook", "xdp is an ingress hook: needs Direction=ingress");
+	}
 	else if (r->target_ns >= r->interval_ns) {
 		p->line = p->target_line > p->interval_line ? p->target_line :
 			  p->interval_line;
@@ -250,13 +258,13 @@ static struct sj_rule *current_rule(struct parse *p)
 	}
 	r = &c->rules[c->nrules++];
 	memset(r, 0, sizeof(*r));
-	r->line = p->line;
+	r->line = p->section_line;
 	r->dirs = SJ_RULE_EGRESS;
 	r->target_ns = SJ_DEFAULT_TARGET_US * 1000ULL;
 	r->interval_ns = SJ_DEFAULT_INTERVAL_US * 1000ULL;
 	r->ecn = SJ_DEFAULT_ECN;
 	p->rule_at = p->sections;
-	p->target_line = p->interval_line = p->line;
+	p->target_line = p->interval_line = p->dir_line = p->hook_line = p->line;
 	return r;
 }
 

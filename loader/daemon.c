@@ -63,6 +63,7 @@ struct dev {
 	bool up, seen, dirty;
 	unsigned int ours;	/* directions we attached (SJ_RULE_*) */
 	unsigned int manual;	/* directions pinned by someone else */
+	unsigned int told;	/* ... of which the log has heard */
 	char applied[2][160];	/* the settings we last gave, per direction */
 	time_t retry_at;
 	int failures;
@@ -414,6 +415,10 @@ static void reconcile(struct dev *d)
 	r = rule_for(d, &idx);
 	if (r)
 		snprintf(where, sizeof(where), "rule at %s:%d", D.cfg.path, r->line);
+	for (dir = 0; dir < 2; dir++)
+		if (pinned(d->cookie, d->ifindex, dir) && !(d->ours & (1u << dir)) &&
+		    !adoptable(d, dir))
+			d->manual |= 1u << dir;
 	for (dir = 0; dir < 2; dir++) {
 		unsigned int bit = 1u << dir;
 		bool want = r && (r->dirs & bit), pin = pinned(d->cookie, d->ifindex, dir);
@@ -431,13 +436,14 @@ static void reconcile(struct dev *d)
 			D.state_dirty = true;
 		}
 		if (pin && !(d->ours & bit)) {
-			if (want && !(d->manual & bit))
+			if (want && !(d->told & bit))
 				logd(LOG_NOTICE, d, "%s attached by hand: left alone",
 				     dir_names[dir]);
-			d->manual |= bit;
+			d->told |= bit;
 			continue;
 		}
 		d->manual &= ~bit;
+		d->told &= ~bit;
 		if (!want) {
 			if (pin)
 				detach_dir(d, dir, r ? "rule does not ask for this direction" :
@@ -445,6 +451,10 @@ static void reconcile(struct dev *d)
 			continue;
 		}
 		if (!pin) {
+			/* a device an operator attached by hand is theirs,
+			 * every direction of it */
+			if (d->manual)
+				continue;
 			if (d->up && time(NULL) >= d->retry_at)
 				attach_dir(d, r, dir, where);
 			continue;
@@ -805,12 +815,12 @@ static void notify_status(const char *extra)
 		failing += D.devs[i].failures > 0;
 	}
 	snprintf(msg, sizeof(msg),
-		 "%sSTATUS=%d attached, %d left alone, %d failing; %d interfaces in %d namespaces",
-		 extra, att, manual, failing, D.ndevs, D.nns);
+		 "STATUS=%d attached, %d left alone, %d failing; %d interfaces in %d namespaces",
+		 att, manual, failing, D.ndevs, D.nns);
 	if (!extra[0] && !strcmp(msg, last))
 		return;		/* unchanged: say nothing */
 	snprintf(last, sizeof(last), "%s", msg);
-	sd_notify(0, msg);
+	sd_notifyf(0, "%s%s", extra, msg);
 }
 
 /* ---- the command ---- */

@@ -1,7 +1,7 @@
 # Fleet (issue 7): the daemon's libraries, the CNI plugin, install, .deb.
 #   make install [PREFIX=/usr] [DESTDIR=...]
 #   make deb          build/sojourn_VERSION_ARCH.deb (dpkg-deb; lintian if there)
-DEB_PKGS += libinih-dev libsystemd-dev containernetworking-plugins socat \
+DEB_PKGS += libinih-dev libsystemd-dev containernetworking-plugins python3 \
 	    systemd lintian bash-completion groff-base
 LDLIBS   += -linih -lsystemd
 

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# sojourn.conf errors and the systemd notify protocol.
+#   - Each bad file is refused, by `daemon --check` and by a real start,
+#     with one line naming file, line and key; nothing gets attached.
+#   - With NOTIFY_SOCKET (a socket this test listens on; there is no systemd
+#     here) and WATCHDOG_USEC: READY=1 comes once the first scan has
+#     attached the interface that was already there (its STATUS= says so),
+#     WATCHDOG=1 comes at half the watchdog time, SIGHUP sends RELOADING=1
+#     then READY=1, SIGTERM sends STOPPING=1.
+# Exit 0 pass, 77 skip, 1 fail.  SOJOURN= overrides the command.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn python3
+
+ID=$(( $$ % 10000000 ))
+DEV=veth${ID}n
+WORK=$(mktemp -d "/tmp/sjconf.XXXXXX")
+DPID= LPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	[ -n "$LPID" ] && kill "$LPID" 2>/dev/null
+	"$SOJOURN" detach "$DEV" >/dev/null 2>&1
+	"$SOJOURN" detach "$DEV" ingress >/dev/null 2>&1
+	ip link del "$DEV" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ip link add "$DEV" type veth peer name "${DEV}x" || die "veth"
+ip link set "$DEV" up
+C=$WORK/sojourn.conf
+
+# bad FILE-CONTENT EXPECTED: refused, one line, naming what EXPECTED says
+bad() {
+	printf "$1" >"$C"
+	local out rc
+	out=$("$SOJOURN" daemon --config "$C" --check 2>&1); rc=$?
+	[ "$rc" != 0 ] || die "accepted: $(printf "$1" | tr '\n' '|')"
+	[ "$(wc -l <<<"$out")" = 1 ] || die "more than one line for $(printf "$1" | tr '\n' '|'): $out"
+	grep -qF -- "$C:$2" <<<"$out" || die "expected '$C:$2', got: $out"
+	# a real start refuses too, before attaching anything
+	out=$(timeout 5 "$SOJOURN" daemon --config "$C" 2>&1); rc=$?
+	[ "$rc" = 1 ] || die "daemon started (rc $rc) on: $(printf "$1" | tr '\n' '|')"
+	grep -qF -- "$C:$2" <<<"$out" || die "start: expected '$C:$2', got: $out"
+	log "refused: $out"
+}
+
+R="[Rule]\nName=$DEV\n"
+bad "${R}Target=5x\n"				"3: Target: bad time \"5x\""
+bad "${R}Colour=red\n"				"3: Colour: unknown key"
+bad "[Daemon]\nDetachOnExit=maybe\n"		"2: DetachOnExit: \"maybe\" is not yes or no"
+bad "[Bogus]\nA=b\n"				"2: A: unknown section"
+bad "${R}this is not ini\n"			"3: syntax error"
+bad "${R}Target=200ms\nInterval=100ms\n"	"4: Interval: target (200ms) must be below interval (100ms)"
+bad "${R}\nDirection=ingress\n"			"4: Direction: ingress needs rate mode"
+bad "${R}Rate=0\n"				"3: Rate: 0 is outside"
+bad "${R}Rate=fast\n"				"3: Rate: bad rate"
+bad "${R}Direction=up\n"			"3: Direction: \"up\" is not egress, ingress or both"
+bad "${R}Rate=1mbit\nHook=xdp\n"		"4: Hook: xdp is an ingress hook"
+bad "Name=x\n"					"1: Name: key outside a section"
+# two [Rule] in a row are two rules: the second one matches nothing
+bad "[Rule]\nKind=veth\n[Rule]\nRate=1mbit\n"	"3: [Rule]: needs Name= or Kind="
+out=$("$SOJOURN" daemon --config "$WORK/none.conf" --check 2>&1) &&
+	die "a missing file was accepted"
+grep -q "cannot read config $WORK/none.conf" <<<"$out" || die "missing file: $out"
+[ -z "$(ls /sys/fs/bpf/sojourn/ 2>/dev/null | while read -r d; do
+	"$SOJOURN" show "$DEV" -j 2>/dev/null | jq -r '.[].pin'; break; done)" ] ||
+	die "a refused config attached something"
+
+# the notify protocol
+cat >"$C" <<EOF
+[Daemon]
+StateFile=$WORK/attached
+DetachOnExit=yes
+
+[Rule]
+Name=$DEV
+Rate=10mbit
+Direction=both
+EOF
+"$SOJOURN" daemon --config "$C" --check || die "good config refused"
+SOCK=$WORK/notify
+python3 - "$SOCK" >"$WORK/notify.log" <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+while True:
+    print(s.recv(4096).decode().replace("\n", "|"), flush=True)
+EOF
+LPID=$!
+for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.05; done
+[ -S "$SOCK" ] || die "listener did not start"
+
+NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=300000 "$SOJOURN" daemon --config "$C" 2>"$WORK/daemon.log" &
+DPID=$!
+for _ in $(seq 100); do grep -q 'READY=1' "$WORK/notify.log" && break; sleep 0.05; done
+ready=$(grep -m1 'READY=1' "$WORK/notify.log") || die "no READY=1: $(cat "$WORK/daemon.log")"
+grep -q 'STATUS=2 attached' <<<"$ready" ||
+	die "READY=1 before the first scan attached $DEV both ways: $ready"
+[ "$("$SOJOURN" show "$DEV" -j | jq length)" = 2 ] || die "$DEV not attached at READY"
+n0=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
+sleep 1.2
+n1=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
+[ $((n1 - n0)) -ge 5 ] || die "WATCHDOG=1 $((n1 - n0)) times in 1.2 s (want every 150 ms)"
+kill -HUP "$DPID"
+for _ in $(seq 60); do grep -q 'RELOADING=1' "$WORK/notify.log" && break; sleep 0.05; done
+sleep 0.3
+awk '/RELOADING=1/ { r = 1 } r && /READY=1/ { ok = 1 } END { exit !ok }' "$WORK/notify.log" ||
+	die "no RELOADING=1 then READY=1: $(grep -v WATCHDOG "$WORK/notify.log")"
+kill "$DPID"; wait "$DPID"; rc=$?; DPID=
+[ "$rc" = 0 ] || die "daemon exit status $rc"
+sleep 0.2
+grep -q '^STOPPING=1$' "$WORK/notify.log" || die "no STOPPING=1"
+[ "$("$SOJOURN" show "$DEV" -j | jq length)" = 0 ] || die "DetachOnExit=yes left $DEV attached"
+log "notify: $(grep -v WATCHDOG "$WORK/notify.log" | tr '\n' ' ')"
+echo "PASS: 13 bad configs refused with file:line: key; READY after the scan, WATCHDOG every 150 ms, RELOADING/READY, STOPPING"
