@@ -10,6 +10,7 @@
  * to leave when the device is not ours (ifindex and network namespace).
  */
 #include "maps.bpf.h"
+#include "observe.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
@@ -103,6 +104,8 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	cnow = CODEL_NS(now);
 	len = skb->len;
 	st->dequeued++;
+	sj_observe_sojourn(sj_observe_flow_of(skb->hash),
+			   now > stamp ? now - stamp : 0);
 
 	bpf_spin_lock(&set->lock);
 	params = set->codel;

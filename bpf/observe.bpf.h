@@ -1,24 +1,155 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Where the data path reports what it measured, for the delay histograms.
- * Every program that knows a packet's sojourn calls sj_observe_sojourn();
- * the real-queue egress calls sj_observe_enqueue() so that the dequeue side
- * can tell the packet's flow later.
+ * Where the data path reports what it measured, for the delay histograms
+ * (include/hist.h).  Every program that knows a packet's sojourn calls
+ * sj_observe_sojourn(); the real-queue egress calls sj_observe_enqueue() so
+ * that the dequeue tracepoint can tell the packet's flow later.
+ *
+ * Works from tc, XDP and tp_btf programs: sj_observe_sojourn touches only
+ * maps.  Maps are __weak, as in maps.bpf.h, so that each object has one.
  */
 #ifndef SOJOURN_OBSERVE_BPF_H
 #define SOJOURN_OBSERVE_BPF_H
 
 #include "maps.bpf.h"
+#include "hist.h"
+
+#define sj_obs_barrier() asm volatile("" ::: "memory")
+#define SJ_OBS_ONCE(x) (*(volatile typeof(x) *)&(x))
+
+/* The device histogram, and the part of it that went to no flow */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sj_dev_hist);
+} hist SEC(".maps") __weak;
+
+/*
+ * Real-queue mode: which flow a queued packet belongs to.  Egress runs
+ * before the qdisc, the tracepoint after it, and nothing of ours travels
+ * with the skb but its hash: egress writes the flow key into slot
+ * hash % SJ_FLOW_SLOTS, the tracepoint reads it back and checks that the
+ * slot still belongs to that hash.  Another flow whose hash shares the
+ * slot and enters in between takes it over; the packet then counts as
+ * `noflow`, never to the wrong flow (short of two flows with the same
+ * 32-bit hash).  A direct-mapped array: one inlined lookup and a compare
+ * per packet, no locks, no map updates.
+ */
+#define SJ_FLOW_SLOTS		16384	/* a power of two */
+
+struct sj_flow_slot {
+	struct sj_flow_key key;
+	__u32 hash;		/* skb->hash of the owner; 0 while rewritten */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SJ_FLOW_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sj_flow_slot);
+} flow_slots SEC(".maps") __weak;
+
+static __always_inline int sj_obs_key_eq(const struct sj_flow_key *a,
+					 const struct sj_flow_key *b)
+{
+	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
+	__u32 diff = 0;
+	int i;
+
+	for (i = 0; i < (int)(sizeof(*a) / sizeof(__u32)); i++)
+		diff |= x[i] ^ y[i];
+	return diff == 0;
+}
+
+/* A hash of our own for packets the stack left without one (forwarded
+ * UDP, ...): any well-mixed value will do, it only has to be stable */
+static __always_inline __u32 sj_obs_key_hash(const struct sj_flow_key *k)
+{
+	const __u32 *w = (const __u32 *)k;
+	__u32 h = 0x9e3779b9;
+	int i;
+
+	for (i = 0; i < (int)(sizeof(*k) / sizeof(__u32)); i++) {
+		h ^= w[i];
+		h *= 0x85ebca6b;
+		h ^= h >> 13;
+	}
+	h ^= h >> 16;
+	return h ? h : 1;
+}
 
 static __always_inline void sj_observe_enqueue(struct __sk_buff *skb,
 					       const struct sj_flow_key *key)
 {
+	struct sj_flow_slot *s;
+	__u32 h = skb->hash, idx;
+
+	if (!h) {
+		/* a software hash, as the stack would compute one later for
+		 * the queue choice anyway; bpf_get_hash_recalc keeps it */
+		h = sj_obs_key_hash(key);
+		bpf_set_hash(skb, h);
+	}
+	idx = h & (SJ_FLOW_SLOTS - 1);
+	s = bpf_map_lookup_elem(&flow_slots, &idx);
+	if (!s)
+		return;
+	/* nearly always ours already: read, do not write the shared line */
+	if (SJ_OBS_ONCE(s->hash) == h && sj_obs_key_eq(&s->key, key))
+		return;
+	/* the reader checks the hash before and after copying the key */
+	SJ_OBS_ONCE(s->hash) = 0;
+	sj_obs_barrier();
+	s->key = *key;
+	sj_obs_barrier();
+	SJ_OBS_ONCE(s->hash) = h;
+}
+
+/* The flow of a packet leaving the queue, or NULL when its slot was taken
+ * over or its flow evicted meanwhile. */
+static __always_inline struct sj_flow *sj_observe_flow_of(__u32 hash)
+{
+	struct sj_flow_key key;
+	struct sj_flow_slot *s;
+	__u32 idx = hash & (SJ_FLOW_SLOTS - 1);
+
+	if (!hash)
+		return NULL;
+	s = bpf_map_lookup_elem(&flow_slots, &idx);
+	if (!s || SJ_OBS_ONCE(s->hash) != hash)
+		return NULL;
+	sj_obs_barrier();
+	__builtin_memcpy(&key, &s->key, sizeof(key));
+	sj_obs_barrier();
+	if (SJ_OBS_ONCE(s->hash) != hash)
+		return NULL;
+	return bpf_map_lookup_elem(&flows, &key);
 }
 
 /* flow may be NULL: the packet had no flow (non-IP, fragment) */
 static __always_inline void sj_observe_sojourn(struct sj_flow *flow,
 					       __u64 sojourn_ns)
 {
+	struct sj_dev_hist *h;
+	__u32 zero = 0, b = sj_hist_bucket(sojourn_ns);
+
+	h = bpf_map_lookup_elem(&hist, &zero);
+	if (!h)
+		return;
+	if (b > SJ_HIST_LAST)	/* cannot happen; tells the verifier */
+		b = SJ_HIST_LAST;
+	/* per CPU: plain adds, nobody else writes this copy */
+	h->all.count[b]++;
+	h->all.sum_ns += sojourn_ns;
+	if (!flow) {
+		h->noflow.count[b]++;
+		h->noflow.sum_ns += sojourn_ns;
+		return;
+	}
+	__sync_fetch_and_add(&flow->hist[b], 1);
+	__sync_fetch_and_add(&flow->sojourn_sum_ns, sojourn_ns);
 }
 
 #endif

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Delay histograms: the bucket law, shared by the BPF programs (which
+ * count) and the command (which reads, merges and prints), and the map
+ * values that carry them, with BTF.
+ *
+ * Buckets are log2 in microseconds with Prometheus's meaning: bucket b
+ * holds the samples s with bound(b-1) < s <= bound(b), bound(b) = 2^b us,
+ * so a sample equal to a bound lands in the bucket of that bound (`le` is
+ * inclusive).  Bucket 0 is "at most 1 us", the last one everything above
+ * 2^24 us (16.8 s); in between 1 us .. 16.8 s, one bucket per doubling.
+ *
+ * Includers provide __u32/__u64 (vmlinux.h in BPF, <linux/types.h> in C).
+ */
+#ifndef SOJOURN_HIST_H
+#define SOJOURN_HIST_H
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+#define SJ_HIST_BUCKETS		26
+#define SJ_HIST_LAST		(SJ_HIST_BUCKETS - 1)	/* the +Inf bucket */
+
+/* A device's histogram, one per CPU; the command adds the CPUs up. */
+struct sj_hist {
+	__u64 count[SJ_HIST_BUCKETS];
+	__u64 sum_ns;		/* of every sample counted: Prometheus _sum */
+};
+
+/*
+ * Per CPU, per attachment.  `all` counts every packet whose sojourn was
+ * measured; `noflow` those of them that were counted to no flow: the
+ * packet had none (not IP, a fragment), or the queue's exit could not tell
+ * which it was (bpf/observe.bpf.h).  What is in `all` and neither in a live
+ * flow nor in `noflow` belonged to a flow the LRU table has evicted since.
+ */
+struct sj_dev_hist {
+	struct sj_hist all;
+	struct sj_hist noflow;
+};
+
+/* bit length of v: 0 for 0, k + 1 for 2^k <= v < 2^(k+1); no loop, so the
+ * verifier sees straight code */
+static __always_inline __u32 sj_fls64(__u64 v)
+{
+	__u32 n = 0;
+
+	if (v >> 32) {
+		n += 32;
+		v >>= 32;
+	}
+	if (v >> 16) {
+		n += 16;
+		v >>= 16;
+	}
+	if (v >> 8) {
+		n += 8;
+		v >>= 8;
+	}
+	if (v >> 4) {
+		n += 4;
+		v >>= 4;
+	}
+	if (v >> 2) {
+		n += 2;
+		v >>= 2;
+	}
+	if (v >> 1) {
+		n += 1;
+		v >>= 1;
+	}
+	return n + (__u32)v;
+}
+
+/*
+ * The bucket of a sojourn: the smallest b with ns <= 2^b * 1000.  Every
+ * bound is a whole number of microseconds, so comparing ceil(ns / 1000)
+ * against 2^b is exact; the smallest such b is the bit length of us - 1.
+ */
+static __always_inline __u32 sj_hist_bucket(__u64 ns)
+{
+	__u64 us = ns / 1000 + (ns % 1000 != 0);
+	__u32 b = us <= 1 ? 0 : sj_fls64(us - 1);
+
+	return b < SJ_HIST_LAST ? b : SJ_HIST_LAST;
+}
+
+#ifndef __bpf__
+/* Userspace: bounds, merging, percentiles. */
+
+#define SJ_HIST_INF_US		(~0ULL)
+
+/* upper bound of bucket b in microseconds; SJ_HIST_INF_US for the last */
+static inline __u64 sj_hist_bound_us(__u32 b)
+{
+	return b < SJ_HIST_LAST ? 1ULL << b : SJ_HIST_INF_US;
+}
+
+static inline void sj_hist_add(struct sj_hist *dst, const struct sj_hist *src)
+{
+	int b;
+
+	for (b = 0; b < SJ_HIST_BUCKETS; b++)
+		dst->count[b] += src->count[b];
+	dst->sum_ns += src->sum_ns;
+}
+
+/* A per-CPU map value as the kernel hands it over: ncpu copies, each
+ * rounded up to 8 bytes (ours already are). */
+static inline void sj_dev_hist_merge(struct sj_dev_hist *out,
+				     const struct sj_dev_hist *percpu, int ncpu)
+{
+	int i;
+
+	__builtin_memset(out, 0, sizeof(*out));
+	for (i = 0; i < ncpu; i++) {
+		sj_hist_add(&out->all, &percpu[i].all);
+		sj_hist_add(&out->noflow, &percpu[i].noflow);
+	}
+}
+
+static inline __u64 sj_hist_total(const struct sj_hist *h)
+{
+	__u64 n = 0;
+	int b;
+
+	for (b = 0; b < SJ_HIST_BUCKETS; b++)
+		n += h->count[b];
+	return n;
+}
+
+/*
+ * The bucket holding quantile permille/1000: the first bucket whose
+ * cumulative count reaches ceil(total * permille / 1000) (at least 1), so
+ * its bound is an upper limit of that percentile.  1000 gives the highest
+ * non-empty bucket (the max).  -1 for an empty histogram.
+ */
+static inline int sj_hist_quantile(const struct sj_hist *h, unsigned permille)
+{
+	__u64 total = sj_hist_total(h), rank, cum = 0;
+	int b;
+
+	if (!total)
+		return -1;
+	if (permille > 1000)
+		permille = 1000;
+	/* total * permille cannot overflow before 2^54 samples */
+	rank = (total * permille + 999) / 1000;
+	if (rank < 1)
+		rank = 1;
+	for (b = 0; b < SJ_HIST_BUCKETS; b++) {
+		cum += h->count[b];
+		if (cum >= rank)
+			return b;
+	}
+	return SJ_HIST_LAST;
+}
+#endif /* !__bpf__ */
+
+#endif /* SOJOURN_HIST_H */
