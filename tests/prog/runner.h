@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One frame through one of our programs with BPF_PROG_TEST_RUN, nothing
+ * attached: the tc program in real-queue mode, the tc program in rate mode
+ * and the XDP program, each with its own maps.  Reports the verdict, the
+ * frame that came back, the change of every counter, queue 0 after the run
+ * and the flow table.
+ */
+#ifndef SJ_TEST_RUNNER_H
+#define SJ_TEST_RUNNER_H
+
+#include <errno.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "corpus.h"
+
+#define NSTAT	(sizeof(struct sj_stats) / sizeof(__u64))
+
+struct runner {
+	const char *name;
+	int prog, settings, queues, stats, flows;
+	int xdp;
+	int rate;		/* rate mode: the horizon is its drop rule */
+	int pass, drop;		/* its verdicts */
+	int ncpu;
+	struct sj_stats *percpu;
+};
+
+/* What the run starts from */
+struct setup {
+	int ecn;
+	__u64 ce_threshold_ns;	/* 0: off */
+	__u32 pending;		/* queue mode: signals waiting */
+	__u64 ldelay_ns;	/* queue mode: the queue's last sojourn */
+	__u64 ahead_ns;		/* rate mode: the virtual queue's backlog */
+};
+
+struct run_res {
+	int err;
+	int retval;
+	__u32 out_len;
+	struct sj_stats d;	/* after minus before */
+	struct sj_queue q;
+	int nflows;
+	struct sj_flow_key key;	/* the last flow found */
+	struct sj_flow flow;
+	__u8 out[FR_MAX];
+};
+
+static inline __u64 rn_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline void rn_die(const char *what)
+{
+	printf("FAIL setup: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* A const volatile of the object's .rodata, by name, before load: the
+ * skeleton only has the fields the object had when it was built */
+static inline int rn_set_rodata_u32(struct bpf_object *obj, const char *var,
+				    __u32 val)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	struct bpf_map *map;
+	size_t size;
+	char *data = NULL;
+	int id;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *n = bpf_map__name(map);
+		size_t l = strlen(n);
+
+		if (bpf_map__is_internal(map) && l >= 7 &&
+		    !strcmp(n + l - 7, ".rodata"))
+			/* writable before load, whatever libbpf 1.1 says */
+			data = (char *)(unsigned long)bpf_map__initial_value(map, &size);
+	}
+	id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	if (!data || id < 0)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	for (int i = 0; i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *t = btf__type_by_id(btf, vs->type);
+
+		if (strcmp(btf__name_by_offset(btf, t->name_off), var))
+			continue;
+		if (vs->size != sizeof(val) || vs->offset + sizeof(val) > size)
+			return -EINVAL;
+		memcpy(data + vs->offset, &val, sizeof(val));
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static inline void rn_init(struct runner *r, const char *name,
+			   struct bpf_object *obj, struct bpf_program *prog,
+			   int xdp, int rate)
+{
+	r->name = name;
+	r->prog = bpf_program__fd(prog);
+	r->settings = bpf_object__find_map_fd_by_name(obj, "settings");
+	r->queues = bpf_object__find_map_fd_by_name(obj, "queues");
+	r->stats = bpf_object__find_map_fd_by_name(obj, "stats");
+	r->flows = bpf_object__find_map_fd_by_name(obj, "flows");
+	if (r->settings < 0 || r->queues < 0 || r->stats < 0 || r->flows < 0)
+		rn_die("maps by name");
+	r->xdp = xdp;
+	r->rate = rate;
+	r->pass = xdp ? 2 /* XDP_PASS */ : SJ_ACT_NEXT;
+	r->drop = xdp ? 1 /* XDP_DROP */ : SJ_ACT_DROP;
+	r->ncpu = libbpf_num_possible_cpus();
+	r->percpu = calloc(r->ncpu, sizeof(*r->percpu));
+	if (r->ncpu <= 0 || !r->percpu)
+		rn_die("possible cpus");
+}
+
+static inline void rn_stats(const struct runner *r, struct sj_stats *sum)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(r->stats, &zero, r->percpu))
+		rn_die("read stats");
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < r->ncpu; c++)
+		for (size_t i = 0; i < NSTAT; i++)
+			((__u64 *)sum)[i] += ((__u64 *)&r->percpu[c])[i];
+}
+
+static inline void rn_flows_clear(const struct runner *r)
+{
+	struct sj_flow_key k;
+
+	while (bpf_map_get_next_key(r->flows, NULL, &k) == 0)
+		if (bpf_map_delete_elem(r->flows, &k))
+			rn_die("delete flow");
+}
+
+static inline void rn_prepare(const struct runner *r, const struct setup *s)
+{
+	struct sj_settings set = {
+		.codel = {
+			.target = CODEL_MS(5),
+			.interval = CODEL_MS(100),
+			.ce_threshold = s->ce_threshold_ns ?
+				CODEL_NS(s->ce_threshold_ns) : CODEL_DISABLED_THRESHOLD,
+			.mtu = 1514,
+			.ecn = s->ecn,
+		},
+		.target_ns = 5000000,
+		.interval_ns = 100000000,
+		.ce_threshold_ns = s->ce_threshold_ns,
+	};
+	struct sj_queue q = { .signals_pending = s->pending };
+	__u32 zero = 0;
+
+	if (r->rate) {
+		set.rate_Bps = SJ_MAX_RATE_BPS;
+		set.burst_bytes = SJ_DEFAULT_BURST_BYTES;
+		set.horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL;
+		if (s->ahead_ns)
+			q.departure_ns = rn_mono_ns() + s->ahead_ns;
+	} else {
+		q.vars.dropping = 1;
+		q.vars.ldelay = CODEL_NS(s->ldelay_ns);
+	}
+	if (bpf_map_update_elem(r->settings, &zero, &set, 0))
+		rn_die("write settings");
+	if (bpf_map_update_elem(r->queues, &zero, &q, 0))
+		rn_die("write queues[0]");
+	rn_flows_clear(r);
+}
+
+/* prepare: write the setup first (0 when the last run left it as it was) */
+static inline void rn_run(const struct runner *r, const void *data, __u32 len,
+			  const struct setup *s, int prepare,
+			  struct run_res *res)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = data,
+		.data_size_in = len,
+		.data_out = res->out,
+		.data_size_out = sizeof(res->out),
+		.repeat = 1,
+	);
+	struct sj_stats before, after;
+	struct sj_flow_key k, *prev = NULL;
+	__u32 zero = 0;
+
+	if (prepare)
+		rn_prepare(r, s);
+	rn_stats(r, &before);
+	res->err = bpf_prog_test_run_opts(r->prog, &o) ? -errno : 0;
+	res->retval = (int)o.retval;
+	res->out_len = o.data_size_out;
+	rn_stats(r, &after);
+	for (size_t i = 0; i < NSTAT; i++)
+		((__u64 *)&res->d)[i] = ((__u64 *)&after)[i] -
+					((__u64 *)&before)[i];
+	if (prepare && bpf_map_lookup_elem(r->queues, &zero, &res->q))
+		rn_die("read queues[0]");
+	res->nflows = 0;
+	while (bpf_map_get_next_key(r->flows, prev, &k) == 0) {
+		res->key = k;
+		prev = &res->key;
+		res->nflows++;
+	}
+	if (res->nflows && bpf_map_lookup_elem(r->flows, &res->key, &res->flow))
+		rn_die("read flow");
+}
+
+static inline void rn_fmt_key(const struct sj_flow_key *k, char *buf, size_t n)
+{
+	char s[INET6_ADDRSTRLEN] = "?", d[INET6_ADDRSTRLEN] = "?";
+	int af = k->family == 6 ? AF_INET6 : AF_INET;
+
+	inet_ntop(af, k->saddr, s, sizeof(s));
+	inet_ntop(af, k->daddr, d, sizeof(d));
+	snprintf(buf, n, "{fam %u proto %u %s:%u > %s:%u}", k->family,
+		 k->proto, s, ntohs(k->sport), d, ntohs(k->dport));
+}
+
+static const char *const rn_kind_names[] = SJ_PKT_KIND_NAMES;
+static const char *const rn_stat_names[] = {
+	"packets", "bytes", "drops", "ecn_mark", "ce_mark", "drop_overlimit",
+	"flows_created", "dequeued", "unmeasured", "edt_kept",
+};
+_Static_assert(sizeof(rn_stat_names) / sizeof(rn_stat_names[0]) +
+	       SJ_PKT_KINDS == NSTAT, "a name for every counter");
+
+static inline const char *rn_stat_name(size_t i, char *buf, size_t n)
+{
+	const size_t nn = sizeof(rn_stat_names) / sizeof(rn_stat_names[0]);
+
+	if (i < nn)
+		return rn_stat_names[i];
+	snprintf(buf, n, "kind[%s]", rn_kind_names[i - nn]);
+	return buf;
+}
+
+#endif /* SJ_TEST_RUNNER_H */

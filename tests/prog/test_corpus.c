@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The malformed-packet corpus through every program (BPF_PROG_TEST_RUN):
+ * the tc program in real-queue and in rate mode, and the XDP program when
+ * it is built.  For every frame: the verdict, the frame unchanged, the
+ * counters (one packet, its bytes, exactly one kind, a flow only for a
+ * parsed packet) and the flow key; then the same frame under the program's
+ * one drop rule (a pending CoDel signal with ECN off; a virtual queue past
+ * its horizon), which may drop only packets the parser understood.
+ *
+ *   base         every kind the parser knows, exact flow keys
+ *   truncate     each base frame cut at every length, plain and behind a tag
+ *   ihl, ipv6_ext, qinq, ethertype, jumbo, zero_length, ecn matrix
+ *
+ * Prints "PASS group (n frames)" or "FAIL group: frame: why" and "NOTE"
+ * where the kernel's test_run refuses a frame before the program runs.
+ * Exit 0 all pass, 1 a failure, 77 without root or BPF.
+ */
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "runner.h"
+#include "sojourn.skel.h"
+#if __has_include("sojourn_xdp.skel.h")
+#include "sojourn_xdp.skel.h"
+#define HAVE_XDP 1
+#endif
+
+#define MAX_RUNNERS 3
+#define FAILS_SHOWN 8
+
+static struct runner runners[MAX_RUNNERS];
+static int nrunners;
+static struct run_res res;	/* big: one, static */
+
+/* ------------------------------------------------------------------ */
+/* Groups of checks: one PASS/FAIL line per group                      */
+
+static struct {
+	const char *name;
+	int frames, refused, fails;
+	char first_refused[128];
+} grp;
+static int failures;
+static char why[512];
+
+__attribute__((format(printf, 1, 2)))
+static void bad(const char *fmt, ...)
+{
+	size_t n = strlen(why);
+	va_list ap;
+
+	if (n && n < sizeof(why) - 2)
+		n += snprintf(why + n, sizeof(why) - n, "; ");
+	if (n >= sizeof(why))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why + n, sizeof(why) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void group_begin(const char *name)
+{
+	memset(&grp, 0, sizeof(grp));
+	grp.name = name;
+}
+
+/* Ends one frame's checks */
+static void frame_done(const struct runner *r, const char *frame)
+{
+	grp.frames++;
+	if (!why[0])
+		return;
+	if (grp.fails++ < FAILS_SHOWN)
+		printf("FAIL %s/%s: %s: %s\n", grp.name, r->name, frame, why);
+	why[0] = 0;
+}
+
+static void group_end(void)
+{
+	if (grp.refused)
+		printf("NOTE %s: test_run refused %d frames before the program "
+		       "ran (first: %s)\n", grp.name, grp.refused,
+		       grp.first_refused);
+	if (grp.fails) {
+		printf("FAIL %s: %d of %d frames\n", grp.name, grp.fails,
+		       grp.frames);
+		failures++;
+	} else {
+		printf("PASS %s (%d frames)\n", grp.name, grp.frames);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The checks                                                           */
+
+static void check_delta(const struct sj_stats *want)
+{
+	char b[48];
+
+	for (size_t i = 0; i < NSTAT; i++) {
+		__u64 got = ((const __u64 *)&res.d)[i];
+		__u64 exp = ((const __u64 *)want)[i];
+
+		if (got != exp)
+			bad("%s %+lld, want %+lld", rn_stat_name(i, b, sizeof(b)),
+			    (long long)got, (long long)exp);
+	}
+}
+
+/* test_run wants an Ethernet header, and for an skb whose ethertype says
+ * IPv4 or IPv6 the whole IP header too (the tagged sweep reaches those) */
+static int refused_ok(const struct runner *r, const __u8 *data, __u32 len)
+{
+	__u16 et = len >= 14 ? fr_get16(data + 12) : 0;
+
+	if (len < 14)
+		return 1;
+	return !r->xdp && ((et == 0x0800 && len < 14 + 20) ||
+			   (et == 0x86dd && len < 14 + 40));
+}
+
+static int ran(const struct runner *r, const char *frame, const __u8 *data,
+	       __u32 len)
+{
+	if (res.err == -EINVAL && refused_ok(r, data, len)) {
+		/* nothing ran */
+		if (!grp.refused++)
+			snprintf(grp.first_refused, sizeof(grp.first_refused),
+				 "%s, %u bytes", frame, len);
+		return 0;
+	}
+	if (res.err) {
+		bad("test_run: %s", strerror(-res.err));
+		frame_done(r, frame);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * The frame as the parser must see it: passed unchanged, counted once under
+ * `kind`, a flow only for a parsed packet; key (may be NULL) is the flow.
+ * Then under the drop rule: dropped only if parsed.
+ */
+static void check_frame(const struct runner *r, const char *frame,
+			const __u8 *data, __u32 len, int kind,
+			const struct sj_flow_key *key)
+{
+	struct setup plain = { .ecn = 1 }, rule = { .ecn = 0 };
+	struct sj_stats want = { .packets = 1, .bytes = len };
+	int flow = fr_has_flow(kind), dropped;
+	char g[96], w[96];
+
+	want.kind[kind] = 1;
+	want.flows_created = flow;
+
+	rn_run(r, data, len, &plain, 1, &res);
+	if (!ran(r, frame, data, len))
+		return;
+	if (res.retval != r->pass)
+		bad("verdict %d, want %d", res.retval, r->pass);
+	if (res.out_len != len || memcmp(res.out, data, len))
+		bad("frame changed (%u bytes back of %u)", res.out_len, len);
+	check_delta(&want);
+	if (res.nflows != flow)
+		bad("%d flows in the table, want %d", res.nflows, flow);
+	else if (flow && key && memcmp(&res.key, key, sizeof(*key))) {
+		rn_fmt_key(&res.key, g, sizeof(g));
+		rn_fmt_key(key, w, sizeof(w));
+		bad("flow key %s, want %s", g, w);
+	} else if (flow && (res.flow.packets != 1 || res.flow.bytes != len))
+		bad("flow counted %llu packets %llu bytes, want 1, %u",
+		    (unsigned long long)res.flow.packets,
+		    (unsigned long long)res.flow.bytes, len);
+
+	/* the one rule that drops: CoDel's signal on a packet we parsed, or
+	 * a virtual queue past its horizon (rate mode exempts only what it
+	 * could not parse at all: fragments still use the link) */
+	if (r->rate) {
+		rule.ahead_ns = 10ULL * 1000000000;
+		dropped = kind <= SJ_PKT_FRAGMENT;
+	} else {
+		rule.pending = 1;
+		dropped = flow;
+	}
+	memset(&want, 0, sizeof(want));
+	want.packets = 1;
+	want.bytes = len;
+	want.kind[kind] = 1;
+	want.flows_created = flow;
+	if (dropped && r->rate)
+		want.drop_overlimit = 1;
+	else if (dropped)
+		want.drops = 1;
+	rn_run(r, data, len, &rule, 1, &res);
+	if (res.err)
+		bad("rule run: test_run: %s", strerror(-res.err));
+	else if (res.retval != (dropped ? r->drop : r->pass))
+		bad("under the drop rule: verdict %d, want %d", res.retval,
+		    dropped ? r->drop : r->pass);
+	check_delta(&want);
+	if (!r->rate && res.q.signals_pending != (dropped ? 0u : 1u))
+		bad("signals_pending %u after, want %u", res.q.signals_pending,
+		    dropped ? 0 : 1);
+	frame_done(r, frame);
+}
+
+static void check_built(const char *frame, const struct frame *f)
+{
+	for (int i = 0; i < nrunners; i++)
+		check_frame(&runners[i], frame, f->b, f->len, f->kind,
+			    fr_has_flow(f->kind) ? &f->key : NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The groups                                                           */
+
+static struct frame fr, fr2;
+
+static void test_bases(void)
+{
+	group_begin("base");
+	for (size_t i = 0; i < FR_NBASES; i++) {
+		fr_bases[i].build(&fr);
+		if (fr.kind != fr_bases[i].kind) {
+			bad("corpus says kind %s, table says %s",
+			    rn_kind_names[fr.kind], rn_kind_names[fr_bases[i].kind]);
+			frame_done(&runners[0], fr_bases[i].name);
+			continue;
+		}
+		check_built(fr_bases[i].name, &fr);
+	}
+	group_end();
+}
+
+/* f behind one more 802.1Q tag: the kernel's test_run looks no further
+ * than the ethertype, so a cut IP header still reaches the program */
+static void wrap_vlan(const struct frame *f, struct frame *w)
+{
+	*w = *f;
+	memcpy(w->b, f->b, 12);
+	fr_put16(w->b + 12, 0x8100);
+	fr_put16(w->b + 14, 42);
+	memcpy(w->b + 16, f->b + 12, f->len - 12);
+	w->len = f->len + 4;
+	w->need = f->need + 4;
+	w->l3 = f->l3 ? f->l3 + 4 : 0;
+	w->tags = f->tags + 1;
+	if (!f->settled && w->tags > SJ_MAX_VLAN_TAGS) {
+		w->kind = SJ_PKT_VLAN_DEEP;
+		w->need = 14 + 4 * SJ_MAX_VLAN_TAGS;
+	}
+}
+
+static void sweep(const char *base, const struct frame *f)
+{
+	char name[96];
+
+	for (__u32 len = 0; len <= f->len; len++) {
+		int kind = fr_kind_at(f, len);
+
+		snprintf(name, sizeof(name), "%s cut to %u", base, len);
+		for (int i = 0; i < nrunners; i++)
+			check_frame(&runners[i], name, f->b, len, kind,
+				    kind == f->kind && fr_has_flow(kind) ? &f->key : NULL);
+	}
+}
+
+static void test_truncation(void)
+{
+	char name[96];
+
+	group_begin("truncate");
+	for (size_t i = 0; i < FR_NBASES; i++) {
+		fr_bases[i].build(&fr);
+		/* the long chain's tail tells nothing new */
+		if (fr.len > 256)
+			fr.len = fr.need + 8;
+		sweep(fr_bases[i].name, &fr);
+		if (fr.tags >= SJ_MAX_VLAN_TAGS)
+			continue;
+		wrap_vlan(&fr, &fr2);
+		snprintf(name, sizeof(name), "tagged %s", fr_bases[i].name);
+		sweep(name, &fr2);
+	}
+	group_end();
+}
+
+/* Every IHL with the total length right, one short of the header, 0, max */
+static void test_ihl(void)
+{
+	static const int totlen_cases[] = { -1, -2, 0, 65535 };
+	char name[96];
+
+	group_begin("ipv4_ihl");
+	for (int ihl = 0; ihl < 16; ihl++) {
+		for (size_t t = 0; t < sizeof(totlen_cases) / sizeof(int); t++) {
+			int tl = totlen_cases[t];
+			__u32 hlen;
+
+			fr_eth(&fr, 0x0800);
+			fr_ip4(&fr, 0, P_TCP, ihl, 0);
+			fr_tcp(&fr, 3000 + ihl, 80);
+			fr_finish(&fr);
+			hlen = ihl * 4;
+			if (tl == -2)
+				tl = hlen ? hlen - 1 : 0;
+			if (tl != -1) {
+				fr_put16(fr.b + fr.l3 + 2, tl);
+				fr_ip4_csum(fr.b + fr.l3);
+				if ((__u32)tl < hlen && ihl >= 5) {
+					fr.kind = SJ_PKT_BAD_HEADER;
+					fr.need = fr.l3 + 20;
+				}
+			}
+			snprintf(name, sizeof(name), "ihl %d tot_len %s%d", ihl,
+				 totlen_cases[t] == -1 ? "right " : "", tl);
+			check_built(name, &fr);
+			/* IHL beyond the frame: the header runs off its end */
+			if (ihl > 5 && tl == -1) {
+				fr.len = fr.l3 + hlen - 1;
+				snprintf(name, sizeof(name), "ihl %d, frame ends "
+					 "in the options", ihl);
+				for (int i = 0; i < nrunners; i++)
+					check_frame(&runners[i], name, fr.b, fr.len,
+						    SJ_PKT_TRUNCATED, NULL);
+			}
+		}
+	}
+	group_end();
+}
+
+/* Chains: header lengths at their limits, long, looping, cut */
+static void test_ipv6_ext(void)
+{
+	static const __u8 types[] = { P_HBH, P_RT, P_DST, P_MH, P_AH };
+	char name[96];
+
+	group_begin("ipv6_ext");
+	for (size_t t = 0; t < sizeof(types); t++) {
+		/* the longest header each type can say: 2048 (AH 1028) bytes */
+		__u32 longest = types[t] == P_AH ? (255 + 2) * 4 : (255 + 1) * 8;
+
+		fr_eth(&fr, 0x86dd);
+		fr_ip6(&fr, 0, 0, types[t]);
+		fr_ext6(&fr, types[t], P_TCP, longest);
+		fr_tcp(&fr, 4000 + t, 80);
+		fr_finish(&fr);
+		if (fr.len <= 3000) {	/* test_run's limit for an skb */
+			snprintf(name, sizeof(name), "type %u, %u bytes, then tcp",
+				 types[t], longest);
+			check_built(name, &fr);
+		}
+		/* the same length said, the frame much shorter */
+		fr.len = fr.l3 + 40 + 64;
+		snprintf(name, sizeof(name), "type %u says %u bytes, has 64",
+			 types[t], longest);
+		for (int i = 0; i < nrunners; i++)
+			check_frame(&runners[i], name, fr.b, fr.len,
+				    SJ_PKT_TRUNCATED, NULL);
+
+		/* the smallest: AH with length 0 is 8 bytes */
+		fr_eth(&fr, 0x86dd);
+		fr_ip6(&fr, 0, 0, types[t]);
+		fr_ext6(&fr, types[t], P_UDP, 8);
+		fr_udp(&fr, 4100 + t, 53);
+		fr_finish(&fr);
+		snprintf(name, sizeof(name), "type %u, 8 bytes, then udp", types[t]);
+		check_built(name, &fr);
+	}
+	/* every chain length from 0 to 12, each type in turn, then udp */
+	for (int n = 0; n <= 12; n++) {
+		fr_eth(&fr, 0x86dd);
+		fr_ip6(&fr, 0, 0, n ? types[0] : P_UDP);
+		for (int i = 0; i < n; i++)
+			fr_ext6(&fr, types[i % sizeof(types)],
+				i + 1 < n ? types[(i + 1) % sizeof(types)] : P_UDP,
+				types[i % sizeof(types)] == P_AH ? 12 : 16);
+		fr_udp(&fr, 4200 + n, 53);
+		fr_finish(&fr);
+		snprintf(name, sizeof(name), "chain of %d", n);
+		if ((n <= SJ_MAX_IPV6_EXT) != (fr.kind == SJ_PKT_UDP))
+			bad("corpus: chain of %d is %s", n, rn_kind_names[fr.kind]);
+		check_built(name, &fr);
+		/* and with a fragment header last */
+		fr_eth(&fr, 0x86dd);
+		fr_ip6(&fr, 0, 0, n ? P_DST : P_FRAG);
+		for (int i = 0; i < n; i++)
+			fr_ext6(&fr, P_DST, i + 1 < n ? P_DST : P_FRAG, 8);
+		fr_frag6(&fr, P_UDP, 0, 1);
+		fr_udp(&fr, 4300 + n, 53);
+		fr_finish(&fr);
+		snprintf(name, sizeof(name), "chain of %d, then a fragment", n);
+		check_built(name, &fr);
+	}
+	group_end();
+}
+
+/* Tag stacks 0..8 deep, in both tag types */
+static void test_qinq(void)
+{
+	char name[96];
+
+	group_begin("qinq");
+	for (int n = 0; n <= 8; n++) {
+		for (int ad = 0; ad < 2; ad++) {
+			__u16 tpid = ad ? 0x88a8 : 0x8100;
+
+			fr_eth(&fr, n ? tpid : 0x0800);
+			for (int i = 0; i < n; i++)
+				fr_vlan(&fr, i + 1, i + 1 < n ? 0x8100 : 0x0800);
+			fr_ip4(&fr, 0, P_UDP, 5, 0);
+			fr_udp(&fr, 5000 + n, 53);
+			fr_finish(&fr);
+			snprintf(name, sizeof(name), "%d tags, outer %04x", n, tpid);
+			if ((n <= SJ_MAX_VLAN_TAGS) != (fr.kind == SJ_PKT_UDP))
+				bad("corpus: %d tags is %s", n, rn_kind_names[fr.kind]);
+			check_built(name, &fr);
+		}
+	}
+	group_end();
+}
+
+/* A TCP/IPv4 frame under every 97th ethertype and the ones that matter */
+static void test_ethertypes(void)
+{
+	static const __u16 special[] = { 0x0000, 0x05dc, 0x0600, 0x0806,
+		0x0842, 0x22f0, 0x8035, 0x809b, 0x8137, 0x8847, 0x8848,
+		0x8863, 0x8864, 0x888e, 0x88cc, 0x88e5, 0x88f7, 0x8906,
+		0x894f, 0x9000, 0x9100, 0xffff, 0x0800, 0x86dd };
+	const __u32 n = 65536 / 97 + sizeof(special) / sizeof(special[0]);
+	char name[64];
+
+	group_begin("ethertype");
+	for (__u32 i = 0; i < n; i++) {
+		__u16 et = i < 65536 / 97 ? i * 97 : special[i - 65536 / 97];
+
+		if (et == 0x8100 || et == 0x88a8)
+			continue;	/* tags: the qinq group */
+		b_tcp4(&fr);
+		fr_put16(fr.b + 12, et);
+		if (et == 0x86dd) {
+			fr.kind = SJ_PKT_TRUNCATED;	/* 20 bytes of v4 + 28 < 40? */
+			if (fr.len - 14 >= 40)
+				fr.kind = SJ_PKT_BAD_HEADER;
+		} else if (et != 0x0800) {
+			fr.kind = SJ_PKT_NON_IP;
+		}
+		snprintf(name, sizeof(name), "ethertype %04x", et);
+		check_built(name, &fr);
+	}
+	group_end();
+}
+
+static void test_zero_length(void)
+{
+	group_begin("zero_length");
+	for (int i = 0; i < nrunners; i++) {
+		rn_run(&runners[i], fr.b, 0, &(struct setup){ .ecn = 1 }, 1, &res);
+		if (res.err != -EINVAL) {
+			/* if a kernel lets it through, it must pass as truncated */
+			check_frame(&runners[i], "0 bytes", fr.b, 0,
+				    SJ_PKT_TRUNCATED, NULL);
+			continue;
+		}
+		check_delta(&(struct sj_stats){ 0 });
+		frame_done(&runners[i], "0 bytes (refused, nothing counted)");
+		grp.refused++;
+		snprintf(grp.first_refused, sizeof(grp.first_refused), "0 bytes");
+	}
+	group_end();
+}
+
+/*
+ * Big frames: as big as test_run takes (an skb's one page; 9000-byte jumbo
+ * frames need multi-buffer and are refused), IP lengths claiming 64 KB,
+ * and an IPv6 jumbogram (payload length 0, a Jumbo Payload option).
+ */
+static void test_jumbo(void)
+{
+	static const __u32 sizes[] = { 1514, 2048, 3000, 3500, 4096, 9014 };
+	char name[64];
+
+	group_begin("jumbo");
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (int v6 = 0; v6 < 2; v6++) {
+			(v6 ? b_tcp6 : b_tcp4)(&fr);
+			fr_put(&fr, NULL, sizes[s] - fr.len);
+			fr_finish(&fr);
+			snprintf(name, sizeof(name), "ipv%d tcp %u bytes",
+				 v6 ? 6 : 4, sizes[s]);
+			for (int i = 0; i < nrunners; i++) {
+				rn_run(&runners[i], fr.b, fr.len,
+				       &(struct setup){ .ecn = 1 }, 1, &res);
+				if (res.err == -EINVAL && sizes[s] > 3000) {
+					if (!grp.refused++)
+						snprintf(grp.first_refused,
+							 sizeof(grp.first_refused),
+							 "%s by %s", name,
+							 runners[i].name);
+					continue;
+				}
+				check_frame(&runners[i], name, fr.b, fr.len,
+					    fr.kind, &fr.key);
+			}
+		}
+	}
+	b_tcp4(&fr);
+	fr_put16(fr.b + fr.l3 + 2, 65535);
+	fr_ip4_csum(fr.b + fr.l3);
+	check_built("ipv4 tot_len 65535, 62 bytes here", &fr);
+
+	/* RFC 2675: payload length 0, hop-by-hop Jumbo Payload option */
+	fr_eth(&fr, 0x86dd);
+	fr_ip6(&fr, 0, 0, P_HBH);
+	fr_ext6(&fr, P_HBH, P_TCP, 8);
+	fr.b[fr.len - 6] = 0xc2;	/* option type, length 4, 100000 */
+	fr.b[fr.len - 5] = 4;
+	fr.b[fr.len - 4] = 0;
+	fr.b[fr.len - 3] = 1;
+	fr.b[fr.len - 2] = 0x86;
+	fr.b[fr.len - 1] = 0xa0;
+	fr_tcp(&fr, 6000, 80);
+	check_built("ipv6 jumbogram", &fr);
+	group_end();
+}
+
+/* ------------------------------------------------------------------ */
+/* ECN: every codepoint, both families, under every setting that marks */
+
+static int ecn_of(const __u8 *ip, int family)
+{
+	return family == 4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
+}
+
+static void check_ecn_case(const struct runner *r, const char *name, int v6,
+			   int cp, int setting)
+{
+	const __u8 dscp = 0xb8;	/* EF: must survive */
+	struct setup s = { .ecn = 1 };
+	struct sj_stats want = { .packets = 1 };
+	int marks, drop = 0, ect = cp != 0;
+	const __u8 *ip;
+
+	if (v6) {
+		fr_eth(&fr, 0x86dd);
+		fr_ip6(&fr, dscp | cp, 0xabcde, P_TCP);
+	} else {
+		fr_eth(&fr, 0x0800);
+		fr_ip4(&fr, dscp | cp, P_TCP, 5, 0);
+	}
+	fr_tcp(&fr, 7000 + cp, 80);
+	fr_finish(&fr);
+	want.bytes = fr.len;
+	want.kind[SJ_PKT_TCP] = 1;
+	want.flows_created = 1;
+
+	switch (setting) {
+	case 0:			/* a CoDel signal, ECN on */
+		if (r->rate)
+			return;	/* its signal needs the law's state: test_pkt */
+		s.pending = 1;
+		marks = ect;
+		drop = !ect;
+		want.ecn_mark = marks;
+		want.drops = drop;
+		break;
+	case 1:			/* a CoDel signal, ECN off: always a drop */
+		if (r->rate)
+			return;
+		s.ecn = 0;
+		s.pending = 1;
+		marks = 0;
+		drop = 1;
+		want.drops = 1;
+		break;
+	default:		/* ce_threshold below the queue's sojourn */
+		s.ce_threshold_ns = 1000000;
+		s.ldelay_ns = 20000000;
+		s.ahead_ns = 20000000;
+		marks = ect;
+		want.ce_mark = marks;
+		break;
+	}
+	rn_run(r, fr.b, fr.len, &s, 1, &res);
+	if (res.err) {
+		bad("test_run: %s", strerror(-res.err));
+		frame_done(r, name);
+		return;
+	}
+	check_delta(&want);
+	if (res.retval != (drop ? r->drop : r->pass))
+		bad("verdict %d, want %d", res.retval, drop ? r->drop : r->pass);
+	if (drop) {
+		frame_done(r, name);
+		return;
+	}
+	ip = res.out + fr.l3;
+	if (ecn_of(ip, fr.family) != (marks ? 3 : cp))
+		bad("ECN field %d, want %d", ecn_of(ip, fr.family), marks ? 3 : cp);
+	/* DSCP kept; IPv4 checksum still valid; nothing else moved */
+	if ((v6 ? ((ip[0] << 4 | ip[1] >> 4) & 0xfc) : (ip[1] & 0xfc)) != dscp)
+		bad("DSCP changed");
+	if (!v6 && !fr_ip4_csum_ok(ip))
+		bad("IPv4 checksum wrong after marking");
+	for (__u32 i = 0; i < fr.len; i++) {
+		int ecn_byte = i == fr.l3 + 1 || (!v6 && (i == fr.l3 + 10 ||
+						      i == fr.l3 + 11));
+
+		if (!ecn_byte && res.out[i] != fr.b[i]) {
+			bad("byte %u changed", i);
+			break;
+		}
+	}
+	if (v6 && (res.out[fr.l3 + 1] & 0x0f) != (fr.b[fr.l3 + 1] & 0x0f))
+		bad("flow label changed");
+	frame_done(r, name);
+}
+
+static void test_ecn(void)
+{
+	static const char *const cps[] = { "not-ect", "ect1", "ect0", "ce" };
+	static const char *const sets[] = { "signal ecn", "signal noecn",
+					    "ce_threshold" };
+	char name[96];
+
+	group_begin("ecn_matrix");
+	for (int i = 0; i < nrunners; i++)
+		for (int v6 = 0; v6 < 2; v6++)
+			for (int cp = 0; cp < 4; cp++)
+				for (int st = 0; st < 3; st++) {
+					snprintf(name, sizeof(name), "ipv%d %s, %s",
+						 v6 ? 6 : 4, cps[cp], sets[st]);
+					check_ecn_case(&runners[i], name, v6, cp, st);
+				}
+	group_end();
+}
+
+/* ------------------------------------------------------------------ */
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
+}
+
+static int load_failed(int err, const char *what)
+{
+	if (err == -EPERM || err == -ENOSYS || err == -EOPNOTSUPP) {
+		printf("SKIP: BPF unavailable: %s\n", strerror(-err));
+		exit(77);
+	}
+	printf("FAIL load %s: %s\n", what, strerror(-err));
+	exit(1);
+}
+
+int main(void)
+{
+	struct sojourn_bpf *q, *rt;
+	int err;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (geteuid() != 0) {
+		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
+		return 77;
+	}
+	libbpf_set_print(quiet);
+
+	q = sojourn_bpf__open();
+	if (!q)
+		load_failed(-errno, "tc object");
+	err = sojourn_bpf__load(q);
+	if (err)
+		load_failed(err, "tc program, queue mode");
+	rn_init(&runners[nrunners++], "tc-queue", q->obj,
+		q->progs.sojourn_egress, 0, 0);
+
+	rt = sojourn_bpf__open();
+	if (!rt)
+		load_failed(-errno, "tc object");
+	err = rn_set_rodata_u32(rt->obj, "cfg_mode", SJ_MODE_RATE);
+	if (err) {
+		printf("NOTE tc program has no cfg_mode: no rate mode to test\n");
+		sojourn_bpf__destroy(rt);
+		rt = NULL;
+	} else if ((err = sojourn_bpf__load(rt))) {
+		load_failed(err, "tc program, rate mode");
+	} else {
+		rn_init(&runners[nrunners++], "tc-rate", rt->obj,
+			rt->progs.sojourn_egress, 0, 1);
+	}
+
+#ifdef HAVE_XDP
+	struct sojourn_xdp *x = sojourn_xdp__open();
+
+	if (!x)
+		load_failed(-errno, "XDP object");
+	err = sojourn_xdp__load(x);
+	if (err)
+		load_failed(err, "XDP program");
+	rn_init(&runners[nrunners++], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
+#else
+	printf("NOTE no XDP program built: tc only\n");
+#endif
+
+	test_bases();
+	test_truncation();
+	test_ihl();
+	test_ipv6_ext();
+	test_qinq();
+	test_ethertypes();
+	test_zero_length();
+	test_jumbo();
+	test_ecn();
+
+	printf("%s: %d groups failed, programs:", failures ? "FAIL" : "PASS",
+	       failures);
+	for (int i = 0; i < nrunners; i++)
+		printf(" %s", runners[i].name);
+	printf("\n");
+	return failures ? 1 : 0;
+}
