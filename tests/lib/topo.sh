@@ -217,13 +217,17 @@ idle_rtt() { probe "${1:-20}" 50 | median; }
 #   $WORK/TAG.rttp       the same as "PORT SRTT" lines
 # With PROBE_HZ set, $WORK/TAG.probe collects ICMP probe RTTs (ms) too;
 # with SAMPLE_FN set, that function is called with TAG at every RTT sample.
+# REVERSE=1: downloads (iperf3 -R), srtt sampled at the server, the sender.
+# OMIT=N: iperf3 leaves the first N seconds out of its goodput.
 run_load() {
 	local tag=$1 secs=$2 spec port flows rate pids="" bulk="" t0 now rc=0
+	local rev=${REVERSE:+-R}
 	shift 2
 	: >"$WORK/$tag.rttp"
 	for spec in "$@"; do
 		IFS=: read -r port flows rate <<<"$spec"
-		inc timeout $((secs + 30)) iperf3 -c "$IP_S" -p "$port" \
+		inc timeout $((secs + 30)) iperf3 -c "$IP_S" -p "$port" $rev \
+			${OMIT:+-O "$OMIT"} \
 			-P "$flows" -t "$secs" -C cubic -J ${rate:+-b "$rate" -l 1448} \
 			>"$WORK/$tag.$port.json" 2>"$WORK/$tag.$port.err" &
 		pids="$pids $!"
@@ -242,8 +246,13 @@ run_load() {
 			break
 		awk -v a="$now" -v b="$t0" -v w="$WARMUP" 'BEGIN{exit !(a-b>w)}' ||
 			continue
-		inc ss -Htin state established dst "$IP_S" |
-			ss_bulk_rtt "$bulk" >>"$WORK/$tag.rttp"
+		if [ -n "$REVERSE" ]; then
+			ins ss -Htin state established dst "$IP_C" |
+				ss_bulk_rtt "$bulk" 3 >>"$WORK/$tag.rttp"
+		else
+			inc ss -Htin state established dst "$IP_S" |
+				ss_bulk_rtt "$bulk" >>"$WORK/$tag.rttp"
+		fi
 		[ -n "$SAMPLE_FN" ] && "$SAMPLE_FN" "$tag"
 	done
 	awk '{print $2}' "$WORK/$tag.rttp" >"$WORK/$tag.rtt"
@@ -253,11 +262,12 @@ run_load() {
 
 # Reads `ss -tin` and prints "port srtt(ms)" of each established connection
 # to one of the PORTS that has moved real data (iperf3's control connection to
-# the same port has not, and its srtt is stale).
+# the same port has not, and its srtt is stale).  COLUMN: where the port
+# stands, 4 (the peer's, at the client) or 3 (our own, at the server).
 ss_bulk_rtt() {
-	awk -v ports="$1" '
+	awk -v ports="$1" -v col="${2:-4}" '
 	BEGIN { n = split(ports, p, " "); for (i = 1; i <= n; i++) want[p[i]] = 1 }
-	/^[0-9]/ { split($4, a, ":"); port = a[length(a)]; next }
+	/^[0-9]/ { split($col, a, ":"); port = a[length(a)]; next }
 	{
 		rtt = ""; acked = 0
 		for (i = 1; i <= NF; i++) {

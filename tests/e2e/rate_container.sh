@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Rate mode on a container's veth.  The "pod" is the client namespace; the
+# host is the router namespace, whose end of the pod's veth ($DEV_RC) is
+# noqueue as container runtimes leave it; the server sits beyond the host.
+# sojourn runs on the host side at 20 Mbit both ways: egress carries the
+# pod's downloads, ingress its uploads.
+#
+# Side by side, 4 cubic flows each way, ECN on:
+#   none      no limit at all
+#   cni       the CNI bandwidth plugin's way: TBF on the host veth's egress
+#             for downloads, ingress redirected to an IFB with TBF for
+#             uploads (rate 20mbit, burst 32kb, limit = 25 ms of rate + burst)
+#   sojourn   rate 20mbit egress and ingress
+# sojourn's goodput must lie within 90..102% of 20 Mbit each way and its
+# bulk TCP RTT rise (sender's srtt, median) stay under 15 ms.
+#
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn
+
+SECS=${SECS:-15}
+OMIT=2		# slow start and the horizon's one-off excess are not the rate
+IFB=sjifb$$
+cleanup() {
+	if [ -e "/run/netns/$NS_R" ]; then
+		timeout 10 "$SOJOURN" detach "$DEV_RC" -n "$NS_R" >/dev/null 2>&1
+		timeout 10 "$SOJOURN" detach "$DEV_RC" ingress -n "$NS_R" >/dev/null 2>&1
+	fi
+	topo_down
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+topo_up 1
+topo_ecn 1 1
+inr sysctl -qw net.ipv4.tcp_ecn=1
+ins sysctl -qw net.ipv4.tcp_ecn=1
+topo_servers 5201
+is "host side of the pod's veth is noqueue" \
+	"$(inr tc qdisc show dev "$DEV_RC" | awk '{print $2; exit}')" noqueue
+idle=$(idle_rtt)
+row "idle RTT (ms)" "$idle" "" info
+
+cni_on() {
+	inr tc qdisc add dev "$DEV_RC" root tbf rate 20mbit burst 32kb latency 25ms &&
+	inr ip link add "$IFB" type ifb && inr ip link set "$IFB" up &&
+	inr tc qdisc add dev "$IFB" root tbf rate 20mbit burst 32kb latency 25ms &&
+	inr tc qdisc add dev "$DEV_RC" handle ffff: ingress &&
+	inr tc filter add dev "$DEV_RC" parent ffff: protocol all u32 \
+		match u32 0 0 action mirred egress redirect dev "$IFB"
+}
+cni_off() {
+	inr tc qdisc del dev "$DEV_RC" root
+	inr tc qdisc del dev "$DEV_RC" ingress
+	inr ip link del "$IFB"
+}
+
+# measure SYSTEM [SECS]: downloads then uploads; goodput and RTT rise
+measure() {
+	local sys=$1 secs=${2:-$SECS} dir gp rise
+	for dir in down up; do
+		log "$sys: 4 cubic ${dir}loads for ${secs}s"
+		REVERSE=$([ $dir = down ] && echo 1) OMIT=$OMIT \
+			run_load "$sys-$dir" "$secs" 5201:4 || die "iperf3 failed ($sys $dir)"
+		gp=$(goodput "$sys-$dir")
+		rise=$(fsub "$(rtt_median "$sys-$dir")" "$idle")
+		eval "GP_${sys}_$dir=$gp RISE_${sys}_$dir=$rise"
+	done
+}
+
+measure none 5	# line rate: a short look is enough, and it takes both CPUs
+row "none: download / upload (Mbit/s)" "$GP_none_down / $GP_none_up" "" info
+
+cni_on || die "cannot set up TBF + IFB"
+measure cni
+cni_off
+row "cni TBF: goodput down / up (Mbit/s)" "$GP_cni_down / $GP_cni_up" "" info
+row "cni TBF: RTT rise down / up (ms)" "$RISE_cni_down / $RISE_cni_up" "" info
+
+sj attach "$DEV_RC" rate 20mbit -n "$NS_R" || die "attach egress"
+sj attach "$DEV_RC" ingress rate 20mbit -n "$NS_R" || die "attach ingress"
+show=$(sj show "$DEV_RC" -j -n "$NS_R")
+is "show lists egress and ingress" \
+	"$(jq -r '[.[].direction] | sort | join(",")' <<<"$show")" "egress,ingress"
+is "ingress hook on a veth" \
+	"$(jq -r '.[] | select(.direction == "ingress") | .hook' <<<"$show")" tcx
+measure sojourn
+for dir in down up; do
+	eval "gp=\$GP_sojourn_$dir rise=\$RISE_sojourn_$dir"
+	check "sojourn ${dir}load goodput % of 20 Mbit" \
+		"$(awk -v g="$gp" 'BEGIN{printf "%.1f", g / 20 * 100}')" '>=' 90
+	check "sojourn ${dir}load goodput % of 20 Mbit" \
+		"$(awk -v g="$gp" 'BEGIN{printf "%.1f", g / 20 * 100}')" '<=' 102
+	check "sojourn ${dir}load RTT rise median (ms)" "$rise" '<' 15
+done
+stats=$(sj show "$DEV_RC" -s -j -n "$NS_R")
+for d in egress ingress; do
+	check "sojourn $d: CoDel signals (marks + drops)" \
+		"$(jq -r --arg d $d '.[] | select(.direction == $d) |
+			.stats.ecn_mark + .stats.drops' <<<"$stats")" '>' 0
+done
+
+sj detach "$DEV_RC" ingress -n "$NS_R" || die "detach ingress"
+is "detach ingress leaves egress" \
+	"$(sj show "$DEV_RC" -j -n "$NS_R" | jq -r '[.[].direction] | join(",")')" egress
+sj detach "$DEV_RC" -n "$NS_R" || die "detach egress"
+is "tc state after detach" "$(inr tc qdisc show dev "$DEV_RC" | awk '{print $2}' | sort -u | tr '\n' ' ')" "noqueue "
+
+finish rate_container
