@@ -81,6 +81,9 @@ int cmd_attach(int argc, char **argv);
 int cmd_change(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 
 /* the -n option, shared by every command */

@@ -28,6 +28,15 @@ static const struct command {
 	  "              [ce_threshold TIME|off] [ecn|noecn] [-n NETNS]" },
 	{ "detach", cmd_detach, "detach DEV [egress|ingress] [-n NETNS]" },
 	{ "show", cmd_show, "show [DEV] [-s] [-j] [-n NETNS]" },
+	{ "hist", cmd_hist,
+	  "hist DEV [egress|ingress] [--flow [src ADDR] [dst ADDR] [sport PORT]\n"
+	  "              [dport PORT] [proto PROTO]] [-j] [-n NETNS]" },
+	{ "top", cmd_top,
+	  "top [DEV] [-i SECONDS] [--sort delay|drops|marks|bytes] [--rows N]\n"
+	  "              [--frames N] [-j] [-n NETNS]" },
+	{ "export", cmd_export,
+	  "export --listen ADDR:PORT [--allow-remote] | --textfile PATH [-i SECONDS]\n"
+	  "              [--flows N] [-n NETNS]" },
 	{ "daemon", cmd_daemon,
 	  "daemon [--config FILE] [--detach-on-exit] [--check]" },
 };

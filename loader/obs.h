@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What hist, top and export share: which attachments to read, reading
+ * their histograms and flow tables from the pins, naming flows, and
+ * splitting a device's histogram into live flows, evicted flows and
+ * packets without a flow.
+ */
+#ifndef SJ_OBS_H
+#define SJ_OBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "common.h"
+
+/* Which attachments a command looks at */
+struct obs_filter {
+	bool by_netns;
+	__u64 cookie;
+	__u32 ifindex;		/* 0: any */
+	const char *dev;	/* by name, for a device that is gone */
+	int dir;		/* enum sj_dir, or -1 for both */
+};
+
+struct obs_att {
+	char dir[SJ_PATH_MAX];
+	struct sj_meta meta;
+};
+
+/* -n NETNS and DEV into a filter; the caller stays in its namespace (the
+ * pins are the same from everywhere) unless stay is set. */
+int obs_filter_init(struct obs_filter *f, const char *dev, bool stay);
+/* every matching attachment; *out is malloc'ed */
+int obs_list(const struct obs_filter *f, struct obs_att **out, int *n);
+
+int obs_open_pin(const char *dir, const char *name);
+int obs_read_dev(const char *dir, struct sj_dev_hist *h);
+int obs_read_stats(const char *dir, struct sj_stats *st);
+
+struct obs_flow {
+	struct sj_flow_key key;
+	struct sj_flow val;
+};
+/* the whole flow table; *out is malloc'ed (NULL when empty) */
+int obs_read_flows(const char *dir, struct obs_flow **out, size_t *n);
+void obs_flow_hist(const struct sj_flow *f, struct sj_hist *h);
+/* the same histogram taken now and before: what came in between (the
+ * 32-bit buckets wrap, so the difference is taken modulo 2^32) */
+void obs_flow_hist_delta(const struct sj_flow *now, const struct sj_flow *then,
+			 struct sj_hist *h);
+
+#define OBS_ADDR_LEN 48
+const char *obs_proto_name(__u8 proto, char *buf, size_t len);
+void obs_addr(const struct sj_flow_key *k, bool src, char *buf, size_t len);
+/* "tcp 198.18.1.1:40000 > 198.18.2.1:5201" */
+void obs_flow_name(const struct sj_flow_key *k, char *buf, size_t len);
+const char *obs_netns_label(const struct sj_meta *m, char *buf, size_t len);
+
+/* tc style: src ADDR dst ADDR sport N dport N proto NAME|N */
+struct obs_flowspec {
+	unsigned have;		/* OBS_FS_* */
+	__u8 family_src, family_dst, proto;
+	__u32 src[4], dst[4];
+	__u16 sport, dport;	/* network order */
+};
+#define OBS_FS_SRC	1
+#define OBS_FS_DST	2
+#define OBS_FS_SPORT	4
+#define OBS_FS_DPORT	8
+#define OBS_FS_PROTO	16
+/* parses words from argv; returns how many it took, -1 on bad input */
+int obs_flowspec_parse(int argc, char **argv, struct obs_flowspec *s);
+bool obs_flowspec_match(const struct obs_flowspec *s, const struct sj_flow_key *k);
+
+/* device = in live flows + without a flow + evicted, per bucket */
+struct obs_split {
+	struct sj_hist all, flows, noflow, evicted;
+	__u64 live;
+};
+void obs_split(const struct sj_dev_hist *dev, const struct obs_flow *flows,
+	       size_t n, struct obs_split *out);
+
+/* bcc's `usecs : count distribution` in text, buckets with bounds in JSON
+ * (through output.h), with p50/p90/p99/max */
+void obs_hist_print(const char *key, const struct sj_hist *h);
+/* "512us", "1.05s", ">16.8s": the bound of the bucket holding permille */
+const char *obs_quantile_str(const struct sj_hist *h, unsigned permille,
+			     char *buf, size_t len);
+/* -i: a bare number is seconds (as top's), or a tc time ("500ms") */
+int obs_parse_seconds(const char *s, __u64 *ns);
+/* CLOCK_MONOTONIC now, the clock of first_seen_ns / last_seen_ns */
+__u64 obs_now_ns(void);
+
+#endif

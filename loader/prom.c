@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Prometheus text exposition.  A metric family's lines must stand
+ * together, so each family is one pass over all attachments.  Names
+ * follow Prometheus's conventions: base units (seconds, bytes), counters
+ * end in _total, histogram buckets are cumulative with inclusive `le`.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "prom.h"
+
+void prom_le(char *buf, size_t len, int b)
+{
+	__u64 us = sj_hist_bound_us(b);
+
+	if (b >= SJ_HIST_LAST)
+		snprintf(buf, len, "+Inf");
+	else	/* whole microseconds: exact in decimal */
+		snprintf(buf, len, "%llu.%06llu", us / 1000000, us % 1000000);
+}
+
+static void seconds(char *buf, size_t len, __u64 ns)
+{
+	snprintf(buf, len, "%llu.%09llu", ns / 1000000000, ns % 1000000000);
+}
+
+void prom_hist(FILE *f, const char *name, const char *labels,
+	       const struct sj_hist *h)
+{
+	const char *sep = labels[0] ? "," : "";
+	char le[32], s[32];
+	__u64 cum = 0;
+	int b;
+
+	for (b = 0; b < SJ_HIST_BUCKETS; b++) {
+		cum += h->count[b];
+		prom_le(le, sizeof(le), b);
+		fprintf(f, "%s_bucket{%s%sle=\"%s\"} %llu\n", name, labels, sep,
+			le, cum);
+	}
+	seconds(s, sizeof(s), h->sum_ns);
+	fprintf(f, "%s_sum{%s} %s\n", name, labels, s);
+	fprintf(f, "%s_count{%s} %llu\n", name, labels, cum);
+}
+
+void prom_escape(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 3 < len; s++) {
+		if (*s == '\\' || *s == '"') {
+			buf[o++] = '\\';
+			buf[o++] = *s;
+		} else if (*s == '\n') {
+			buf[o++] = '\\';
+			buf[o++] = 'n';
+		} else {
+			buf[o++] = *s;
+		}
+	}
+	buf[o] = '\0';
+}
+
+#define ATT_LABELS_LEN 320
+#define LABELS_LEN 640
+
+static void att_labels(char *buf, size_t len, const struct sj_meta *m)
+{
+	char dev[64], ns[160], raw[80];
+
+	snprintf(raw, sizeof(raw), "%.*s", (int)sizeof(m->ifname), m->ifname);
+	prom_escape(dev, sizeof(dev), raw);
+	prom_escape(ns, sizeof(ns), obs_netns_label(m, raw, sizeof(raw)));
+	snprintf(buf, len, "dev=\"%s\",netns=\"%s\",direction=\"%s\"", dev, ns,
+		 m->direction == SJ_DIR_INGRESS ? "ingress" : "egress");
+}
+
+static void flow_labels(char *buf, size_t len, const struct sj_meta *m,
+			const struct sj_flow_key *k)
+{
+	char att[ATT_LABELS_LEN], s[OBS_ADDR_LEN], d[OBS_ADDR_LEN], p[8];
+
+	att_labels(att, sizeof(att), m);
+	obs_addr(k, true, s, sizeof(s));
+	obs_addr(k, false, d, sizeof(d));
+	snprintf(buf, len,
+		 "%s,proto=\"%s\",src=\"%s\",sport=\"%u\",dst=\"%s\",dport=\"%u\"",
+		 att, obs_proto_name(k->proto, p, sizeof(p)), s, ntohs(k->sport),
+		 d, ntohs(k->dport));
+}
+
+static void family(FILE *f, const char *name, const char *type,
+		   const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* one counter or gauge per attachment, from a field of struct prom_att */
+struct att_metric {
+	const char *name, *type, *help;
+	__u64 (*get)(const struct prom_att *a);
+	bool seconds;	/* the value is in ns, shown in seconds */
+};
+
+static __u64 get_packets(const struct prom_att *a) { return a->st.packets; }
+static __u64 get_bytes(const struct prom_att *a) { return a->st.bytes; }
+static __u64 get_drops(const struct prom_att *a) { return a->st.drops; }
+static __u64 get_overlimit(const struct prom_att *a) { return a->st.drop_overlimit; }
+static __u64 get_ecn(const struct prom_att *a) { return a->st.ecn_mark; }
+static __u64 get_ce(const struct prom_att *a) { return a->st.ce_mark; }
+static __u64 get_unmeasured(const struct prom_att *a) { return a->st.unmeasured; }
+static __u64 get_flows(const struct prom_att *a) { return a->live_flows; }
+static __u64 get_evicted(const struct prom_att *a)
+{
+	return a->st.flows_created > a->live_flows ?
+	       a->st.flows_created - a->live_flows : 0;
+}
+static __u64 get_noflow(const struct prom_att *a)
+{
+	return a->have_dev ? sj_hist_total(&a->dev.noflow) : 0;
+}
+static __u64 get_target(const struct prom_att *a) { return a->set.target_ns; }
+static __u64 get_interval(const struct prom_att *a) { return a->set.interval_ns; }
+
+static const struct att_metric att_metrics[] = {
+	{ "sojourn_packets_total", "counter", "Packets seen by the sojourn program.", get_packets, false },
+	{ "sojourn_bytes_total", "counter", "Bytes seen by the sojourn program.", get_bytes, false },
+	{ "sojourn_drops_total", "counter", "CoDel signals carried out as drops.", get_drops, false },
+	{ "sojourn_drop_overlimit_total", "counter", "Packets dropped for exceeding a hard limit (rate mode horizon).", get_overlimit, false },
+	{ "sojourn_ecn_marks_total", "counter", "CoDel signals carried out as CE marks.", get_ecn, false },
+	{ "sojourn_ce_marks_total", "counter", "CE marks for sojourn above ce_threshold.", get_ce, false },
+	{ "sojourn_unmeasured_total", "counter", "Packets that left without a sojourn measurement.", get_unmeasured, false },
+	{ "sojourn_noflow_packets_total", "counter", "Packets measured that were counted to no flow.", get_noflow, false },
+	{ "sojourn_flows", "gauge", "Live entries in the flow table.", get_flows, false },
+	{ "sojourn_flows_evicted_total", "counter", "Flows evicted from the flow table (created minus live).", get_evicted, false },
+	{ "sojourn_codel_target_seconds", "gauge", "CoDel target.", get_target, true },
+	{ "sojourn_codel_interval_seconds", "gauge", "CoDel interval.", get_interval, true },
+};
+
+static void render_att_metric(FILE *f, const struct att_metric *m,
+			      const struct prom_att *a, int n)
+{
+	char labels[LABELS_LEN], s[32];
+	int i;
+
+	family(f, m->name, m->type, m->help);
+	for (i = 0; i < n; i++) {
+		att_labels(labels, sizeof(labels), &a[i].meta);
+		if (m->seconds) {
+			seconds(s, sizeof(s), m->get(&a[i]));
+			fprintf(f, "%s{%s} %s\n", m->name, labels, s);
+		} else {
+			fprintf(f, "%s{%s} %llu\n", m->name, labels, m->get(&a[i]));
+		}
+	}
+}
+
+static void render_queues(FILE *f, const struct prom_att *a, int n)
+{
+	static const char *names[] = {
+		"sojourn_codel_dropping", "sojourn_codel_signals",
+		"sojourn_codel_ldelay_seconds",
+	};
+	static const char *helps[] = {
+		"1 while CoDel is in its dropping state.",
+		"CoDel's count: signals since it entered the dropping state.",
+		"Sojourn of the last packet CoDel looked at.",
+	};
+	char labels[LABELS_LEN], s[32];
+	int m, i;
+	__u32 q;
+
+	for (m = 0; m < 3; m++) {
+		family(f, names[m], "gauge", helps[m]);
+		for (i = 0; i < n; i++) {
+			att_labels(labels, sizeof(labels), &a[i].meta);
+			for (q = 0; q < a[i].nq; q++) {
+				const struct codel_vars *v = &a[i].queues[q].vars;
+
+				fprintf(f, "%s{%s,queue=\"%u\"} ", names[m], labels, q);
+				if (m == 0) {
+					fprintf(f, "%u\n", v->dropping ? 1 : 0);
+				} else if (m == 1) {
+					fprintf(f, "%u\n", v->count);
+				} else {
+					seconds(s, sizeof(s), CODEL_TO_NS(v->ldelay));
+					fprintf(f, "%s\n", s);
+				}
+			}
+		}
+	}
+}
+
+struct flow_metric {
+	const char *name, *help;
+	size_t off;	/* of a __u64 in struct sj_flow */
+};
+
+static const struct flow_metric flow_metrics[] = {
+	{ "sojourn_flow_packets_total", "Packets of the flow.", __builtin_offsetof(struct sj_flow, packets) },
+	{ "sojourn_flow_bytes_total", "Bytes of the flow.", __builtin_offsetof(struct sj_flow, bytes) },
+	{ "sojourn_flow_drops_total", "Packets of the flow dropped.", __builtin_offsetof(struct sj_flow, drops) },
+	{ "sojourn_flow_ecn_marks_total", "CoDel CE marks on the flow.", __builtin_offsetof(struct sj_flow, ecn_marks) },
+	{ "sojourn_flow_ce_marks_total", "ce_threshold marks on the flow.", __builtin_offsetof(struct sj_flow, ce_marks) },
+};
+
+static void render_flows(FILE *f, const struct prom_att *a, int n)
+{
+	char labels[LABELS_LEN];
+	struct sj_hist h;
+	size_t j, m;
+	int i;
+
+	family(f, "sojourn_flow_queue_delay_seconds", "histogram",
+	       "Sojourn of the flow's packets, for the flows with the most queueing time.");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < a[i].ntop; j++) {
+			flow_labels(labels, sizeof(labels), &a[i].meta, &a[i].top[j].key);
+			obs_flow_hist(&a[i].top[j].val, &h);
+			prom_hist(f, "sojourn_flow_queue_delay_seconds", labels, &h);
+		}
+	for (m = 0; m < sizeof(flow_metrics) / sizeof(flow_metrics[0]); m++) {
+		family(f, flow_metrics[m].name, "counter", flow_metrics[m].help);
+		for (i = 0; i < n; i++)
+			for (j = 0; j < a[i].ntop; j++) {
+				const char *v = (const char *)&a[i].top[j].val;
+
+				flow_labels(labels, sizeof(labels), &a[i].meta,
+					    &a[i].top[j].key);
+				fprintf(f, "%s{%s} %llu\n", flow_metrics[m].name, labels,
+					*(const __u64 *)(v + flow_metrics[m].off));
+			}
+	}
+}
+
+void prom_render(FILE *f, const struct prom_att *a, int n)
+{
+	char labels[LABELS_LEN];
+	size_t m;
+	int i;
+
+	family(f, "sojourn_queue_delay_seconds", "histogram",
+	       "Sojourn of the packets in the managed queue (real or virtual).");
+	for (i = 0; i < n; i++) {
+		if (!a[i].have_dev)
+			continue;
+		att_labels(labels, sizeof(labels), &a[i].meta);
+		prom_hist(f, "sojourn_queue_delay_seconds", labels, &a[i].dev.all);
+	}
+	for (m = 0; m < sizeof(att_metrics) / sizeof(att_metrics[0]); m++)
+		render_att_metric(f, &att_metrics[m], a, n);
+	render_queues(f, a, n);
+	render_flows(f, a, n);
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The histogram law (include/hist.h) and its Prometheus rendering
+ * (loader/prom.c): bucket edges against a reference written from the
+ * definition, `le` inclusive as Prometheus has it, percentiles from
+ * buckets, the merge of per-CPU copies, the per-flow 32-bit deltas.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include "sojourn.h"
+#include "prom.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		failures++;						\
+		printf("FAIL %s:%d: ", __FILE__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+/* From the definition, by counting: the smallest b with ns <= 2^b us. */
+static unsigned ref_bucket(__u64 ns)
+{
+	unsigned b;
+
+	for (b = 0; b < SJ_HIST_LAST; b++)
+		if (ns <= (1000ULL << b))
+			return b;
+	return SJ_HIST_LAST;
+}
+
+static void test_edges(void)
+{
+	unsigned b;
+	__u64 ns, bound;
+
+	CHECK(sj_hist_bucket(0) == 0, "0 ns in bucket 0");
+	CHECK(sj_hist_bucket(1) == 0, "1 ns in bucket 0");
+	for (b = 0; b < SJ_HIST_LAST; b++) {
+		bound = 1000ULL << b;
+		/* equal to the bound: in the bound's bucket (le inclusive) */
+		CHECK(sj_hist_bucket(bound) == b, "%llu ns -> %u, want %u",
+		      bound, sj_hist_bucket(bound), b);
+		CHECK(sj_hist_bucket(bound + 1) == b + 1, "%llu ns -> %u, want %u",
+		      bound + 1, sj_hist_bucket(bound + 1), b + 1);
+		if (b)
+			CHECK(sj_hist_bucket(bound - 1) == b,
+			      "%llu ns -> %u, want %u", bound - 1,
+			      sj_hist_bucket(bound - 1), b);
+		CHECK(sj_hist_bound_us(b) == 1ULL << b, "bound of %u", b);
+	}
+	CHECK(sj_hist_bucket(16777216000ULL) == SJ_HIST_LAST - 1,
+	      "16.777216 s is the last finite bucket");
+	CHECK(sj_hist_bucket(16777216001ULL) == SJ_HIST_LAST, "above: +Inf");
+	CHECK(sj_hist_bucket(~0ULL) == SJ_HIST_LAST, "UINT64_MAX: +Inf");
+	CHECK(sj_hist_bound_us(SJ_HIST_LAST) == SJ_HIST_INF_US, "+Inf bound");
+	/* 8 s, the issue's "above 8 s", has a finite bucket below it */
+	CHECK(sj_hist_bucket(8000000000ULL) == 23, "8 s in (4.19 s, 8.39 s]");
+
+	/* a sweep: every small value, then a pseudo-random walk */
+	for (ns = 0; ns < 300000; ns++)
+		if (sj_hist_bucket(ns) != ref_bucket(ns)) {
+			CHECK(0, "%llu ns -> %u, reference %u", ns,
+			      sj_hist_bucket(ns), ref_bucket(ns));
+			break;
+		}
+	srand(5);
+	for (b = 0; b < 200000; b++) {
+		ns = ((__u64)rand() << 31 ^ rand()) >> (rand() % 40);
+		if (sj_hist_bucket(ns) != ref_bucket(ns)) {
+			CHECK(0, "%llu ns -> %u, reference %u", ns,
+			      sj_hist_bucket(ns), ref_bucket(ns));
+			break;
+		}
+	}
+}
+
+/* The cumulative count printed on the line of bucket `le` */
+static long long prom_value(const char *text, const char *le)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "le=\"%s\"} ", le);
+	p = strstr(text, want);
+	return p ? atoll(p + strlen(want)) : -1;
+}
+
+static char *render_hist(const struct sj_hist *h)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	prom_hist(f, "t_seconds", "dev=\"x\"", h);
+	fclose(f);
+	return buf;
+}
+
+static void test_prometheus_le(void)
+{
+	struct sj_hist h = {};
+	char le[32], *text;
+	int b;
+
+	/* one sample exactly on the 1.024 ms bound */
+	h.count[sj_hist_bucket(1024000)]++;
+	h.sum_ns += 1024000;
+	text = render_hist(&h);
+	CHECK(prom_value(text, "0.000512") == 0, "below the bound: 0\n%s", text);
+	CHECK(prom_value(text, "0.001024") == 1, "on the bound: counted in le=0.001024\n%s", text);
+	CHECK(prom_value(text, "+Inf") == 1, "+Inf: 1");
+	CHECK(strstr(text, "t_seconds_sum{dev=\"x\"} 0.001024000\n") != NULL,
+	      "_sum in seconds\n%s", text);
+	CHECK(strstr(text, "t_seconds_count{dev=\"x\"} 1\n") != NULL, "_count");
+	free(text);
+
+	/* one nanosecond more: the next bucket */
+	memset(&h, 0, sizeof(h));
+	h.count[sj_hist_bucket(1024001)]++;
+	text = render_hist(&h);
+	CHECK(prom_value(text, "0.001024") == 0, "1 ns above the bound: not in it");
+	CHECK(prom_value(text, "0.002048") == 1, "1 ns above: next bucket");
+	free(text);
+
+	/* every bound's label, and cumulative counts never fall */
+	for (b = 0; b < SJ_HIST_BUCKETS; b++)
+		h.count[b] = b + 1;
+	text = render_hist(&h);
+	prom_le(le, sizeof(le), 0);
+	CHECK(!strcmp(le, "0.000001"), "le of bucket 0: %s", le);
+	prom_le(le, sizeof(le), 24);
+	CHECK(!strcmp(le, "16.777216"), "le of bucket 24: %s", le);
+	prom_le(le, sizeof(le), SJ_HIST_LAST);
+	CHECK(!strcmp(le, "+Inf"), "le of the last: %s", le);
+	CHECK(prom_value(text, "+Inf") == SJ_HIST_BUCKETS * (SJ_HIST_BUCKETS + 1) / 2,
+	      "+Inf is the total");
+	CHECK(prom_value(text, "0.000004") == 1 + 2 + 3, "cumulative");
+	free(text);
+}
+
+static void test_quantiles(void)
+{
+	struct sj_hist h = {};
+
+	CHECK(sj_hist_quantile(&h, 500) == -1, "empty: none");
+	h.count[3] = 90;
+	h.count[5] = 9;
+	h.count[10] = 1;
+	CHECK(sj_hist_quantile(&h, 500) == 3, "p50");
+	CHECK(sj_hist_quantile(&h, 900) == 3, "p90: the 90th of 100 is in 3");
+	CHECK(sj_hist_quantile(&h, 901) == 5, "just above p90: next");
+	CHECK(sj_hist_quantile(&h, 990) == 5, "p99: the 99th of 100 is in 5");
+	CHECK(sj_hist_quantile(&h, 1000) == 10, "max: the highest non-empty");
+	CHECK(sj_hist_quantile(&h, 0) == 3, "p0: the lowest non-empty");
+
+	memset(&h, 0, sizeof(h));
+	h.count[7] = 1;
+	CHECK(sj_hist_quantile(&h, 500) == 7 && sj_hist_quantile(&h, 990) == 7 &&
+	      sj_hist_quantile(&h, 1000) == 7, "one sample: every quantile");
+
+	memset(&h, 0, sizeof(h));
+	h.count[2] = 1;
+	h.count[SJ_HIST_LAST] = 1000;
+	CHECK(sj_hist_quantile(&h, 990) == SJ_HIST_LAST, "beyond the last bound");
+	CHECK(sj_hist_quantile(&h, 0) == 2, "p0 of 1001: the first");
+	/* rank ceil(1001 * 0.001) = 2: already past the one sample in 2 */
+	CHECK(sj_hist_quantile(&h, 1) == SJ_HIST_LAST, "p0.1 of 1001: the second");
+
+	/* 1000 samples: p99 is the 990th, which is in bucket 4 */
+	memset(&h, 0, sizeof(h));
+	h.count[4] = 990;
+	h.count[6] = 10;
+	CHECK(sj_hist_quantile(&h, 990) == 4, "990 of 1000 in 4");
+	h.count[4] = 989;
+	h.count[6] = 11;
+	CHECK(sj_hist_quantile(&h, 990) == 6, "989 of 1000 in 4: p99 above");
+}
+
+static void test_merge(void)
+{
+	enum { NCPU = 5 };
+	struct sj_dev_hist per[NCPU], out;
+	__u64 want_all = 0, want_noflow = 0, want_sum = 0;
+	int i, b;
+
+	memset(per, 0, sizeof(per));
+	for (i = 0; i < NCPU; i++) {
+		for (b = 0; b < SJ_HIST_BUCKETS; b++) {
+			per[i].all.count[b] = (i + 1) * 1000 + b;
+			per[i].noflow.count[b] = i * b;
+			want_all += per[i].all.count[b];
+			want_noflow += per[i].noflow.count[b];
+		}
+		per[i].all.sum_ns = 1ULL << (40 + i);
+		want_sum += per[i].all.sum_ns;
+	}
+	sj_dev_hist_merge(&out, per, NCPU);
+	CHECK(sj_hist_total(&out.all) == want_all, "merged total");
+	CHECK(sj_hist_total(&out.noflow) == want_noflow, "merged noflow total");
+	CHECK(out.all.sum_ns == want_sum, "merged sum");
+	CHECK(out.all.count[7] == 5 * 7 + 15000, "bucket 7 added across CPUs: %llu",
+	      (unsigned long long)out.all.count[7]);
+	CHECK(out.noflow.count[3] == (0 + 1 + 2 + 3 + 4) * 3, "noflow bucket 3");
+	/* the kernel rounds each per-CPU value to 8 bytes: ours need none */
+	CHECK(sizeof(struct sj_dev_hist) % 8 == 0, "per-CPU value is 8-aligned");
+}
+
+static void test_flow_delta(void)
+{
+	struct sj_flow then = {}, now = {};
+	struct sj_hist h;
+
+	then.hist[2] = 0xfffffff0u;	/* about to wrap */
+	now.hist[2] = 0x10;
+	then.hist[9] = 5;
+	now.hist[9] = 12;
+	then.sojourn_sum_ns = 100;
+	now.sojourn_sum_ns = 350;
+	obs_flow_hist_delta(&now, &then, &h);
+	CHECK(h.count[2] == 0x20, "delta across the 32-bit wrap: %llu",
+	      (unsigned long long)h.count[2]);
+	CHECK(h.count[9] == 7, "plain delta");
+	CHECK(h.sum_ns == 250, "sum delta");
+	obs_flow_hist(&now, &h);
+	CHECK(h.count[9] == 12 && h.count[2] == 0x10, "flow histogram as is");
+}
+
+static void test_escape(void)
+{
+	char buf[64];
+
+	prom_escape(buf, sizeof(buf), "a\"b\\c\nd");
+	CHECK(!strcmp(buf, "a\\\"b\\\\c\\nd"), "escaped: %s", buf);
+}
+
+int main(void)
+{
+	test_edges();
+	test_prometheus_le();
+	test_quantiles();
+	test_merge();
+	test_flow_delta();
+	test_escape();
+	if (failures) {
+		printf("%d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("test_hist: all checks passed\n");
+	return 0;
+}
