@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# What ships: the systemd unit, man pages, bash completion, examples,
+# `make install` and `make deb`.
+#   - dist/sojourn.service passes `systemd-analyze verify` (installed with
+#     PREFIX into a scratch folder, so its ExecStart= exists);
+#   - sojourn(8) names every command and every option word `sojourn help`
+#     prints, sojourn.conf(5) every key the parser knows; groff finds no
+#     fault in either;
+#   - the example sojourn.conf files (dist/ and the man page's) pass
+#     `daemon --check`; the conflist is JSON and chains sojourn-cni last;
+#   - completion offers every command, attach's options, hook values and
+#     device names;
+#   - `make install DESTDIR= PREFIX=` puts every file in place; `make deb`
+#     builds a package lintian finds no error in (when lintian is there),
+#     whose sojourn runs.
+# Exit 0 pass, 77 skip, 1 fail.  SOJOURN= overrides the command.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+[ -x "$SOJOURN" ] || skip "$SOJOURN not built"
+for t in systemd-analyze groff dpkg-deb jq; do
+	command -v "$t" >/dev/null || skip "$t not installed"
+done
+cd "$SJ_ROOT" || exit 1
+OUT=${OUTPUT:-build}
+WORK=$(mktemp -d "/tmp/sjdist.XXXXXX")
+DEV=sjd$$
+cleanup() { ip link del "$DEV" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+# built already: `make` here must not rebuild what others are editing
+MAKE_NB=(make --no-print-directory -o "$OUT/sojourn" -o "$OUT/sojourn-cni")
+
+# --- install ---
+"${MAKE_NB[@]}" install DESTDIR="$WORK/dest" PREFIX=/usr >"$WORK/install.log" 2>&1 ||
+	die "make install: $(tail -5 "$WORK/install.log")"
+for f in usr/sbin/sojourn usr/lib/cni/sojourn-cni usr/share/man/man8/sojourn.8 \
+	usr/share/man/man5/sojourn.conf.5 usr/share/bash-completion/completions/sojourn \
+	usr/lib/systemd/system/sojourn.service etc/sojourn/sojourn.conf \
+	usr/share/doc/sojourn/examples/sojourn-daemonset.yaml \
+	usr/share/doc/sojourn/examples/sojourn-cni.conflist; do
+	[ -e "$WORK/dest/$f" ] || die "make install did not install /$f"
+done
+[ -x "$WORK/dest/usr/sbin/sojourn" ] || die "sojourn not executable"
+
+# --- the unit ---
+P=$WORK/prefix
+"${MAKE_NB[@]}" install PREFIX="$P/usr" SYSCONFDIR="$P/etc" >/dev/null 2>&1 ||
+	die "make install PREFIX=$P/usr"
+UNIT=$P/usr/lib/systemd/system/sojourn.service
+grep -q "^ExecStart=$P/usr/sbin/sojourn daemon --config $P/etc/sojourn/sojourn.conf$" "$UNIT" ||
+	die "PREFIX not applied to the unit: $(grep ^ExecStart "$UNIT")"
+out=$(MANPATH=$P/usr/share/man systemd-analyze verify "$UNIT" 2>&1); rc=$?
+[ "$rc" = 0 ] || die "systemd-analyze verify: $out"
+grep -q 'sojourn.service' <<<"$out" && die "systemd-analyze verify complains: $out"
+for k in Type=notify ProtectSystem=strict ReadWritePaths=/sys/fs/bpf NoNewPrivileges=yes \
+	"CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_SYS_ADMIN" WatchdogSec=; do
+	grep -q "^$k" dist/sojourn.service || die "sojourn.service lacks $k"
+done
+log "systemd-analyze verify: clean"
+
+# --- man pages ---
+for m in dist/sojourn.8 dist/sojourn.conf.5; do
+	w=$(groff -man -ww -z "$m" 2>&1)
+	[ -z "$w" ] || die "groff warns about $m: $w"
+done
+"$SOJOURN" help >"$WORK/help"
+cmds=$(awk '$1 == "Usage:" || $1 == "sojourn" { for (i = 1; i <= NF; i++) if ($i == "sojourn") { print $(i + 1); break } }' "$WORK/help" |
+	grep -v COMMAND | sort -u)
+[ "$(wc -l <<<"$cmds")" -ge 5 ] || die "cannot read the commands from sojourn help"
+for c in $cmds; do
+	grep -q "^\.B sojourn $c\$" dist/sojourn.8 || die "sojourn(8) has no synopsis for \"$c\""
+	grep -q "^\.B $c\$" dist/sojourn.8 || die "sojourn(8) does not describe \"$c\""
+done
+# option words: every lower-case keyword and every -x/--xx in the usage
+words=$(grep -E '^(Usage:|[[:space:]])' "$WORK/help" | sed 's/^Usage://' | grep -oE '(^|[ [|])(--?[a-z][a-z-]*|[a-z_]{2,})' |
+	tr -d ' [|' | grep -vE '^(sojourn|as|them|to|help)$' | sort -u)
+for w in $words; do
+	esc=$(sed 's/-/\\\\-/g' <<<"$w")
+	grep -qE "(^|[ .])(\\.B[RI]? )?$esc([ ,|]|$)|B$esc|\\b$esc\\b" dist/sojourn.8 ||
+		die "sojourn(8) never mentions \"$w\""
+done
+keys=$(grep -oE 'strcmp\((k|key), "[A-Za-z]+"\)' loader/config.c | grep -oE '"[A-Za-z]+"' | tr -d '"' | sort -u)
+[ "$(wc -l <<<"$keys")" -ge 10 ] || die "cannot read the keys from loader/config.c"
+for k in $keys; do
+	grep -q "^\.B[RI]\? $k=" dist/sojourn.conf.5 || die "sojourn.conf(5) does not describe $k="
+done
+log "man: $(wc -w <<<"$cmds") commands, $(wc -w <<<"$words") option words, $(wc -w <<<"$keys") config keys documented"
+
+# --- examples ---
+"$SOJOURN" daemon --config dist/sojourn.conf --check || die "dist/sojourn.conf refused"
+sed -n '/^\.SH EXAMPLE/,/^\.fi/p' dist/sojourn.conf.5 | sed '1,2d;$d' >"$WORK/man.conf"
+"$SOJOURN" daemon --config "$WORK/man.conf" --check || die "the example in sojourn.conf(5) is refused"
+jq -e '.plugins[-1].type == "sojourn-cni" and .plugins[-1].capabilities.bandwidth' \
+	dist/sojourn-cni.conflist >/dev/null || die "conflist does not chain sojourn-cni last"
+grep -q 'add: \["BPF", "PERFMON", "NET_ADMIN", "SYS_ADMIN"\]' dist/sojourn-daemonset.yaml ||
+	die "DaemonSet does not name the unit's capabilities"
+
+# --- completion ---
+ip link add "$DEV" type dummy 2>/dev/null || ip link add "$DEV" type veth peer name "${DEV}p" ||
+	die "cannot create $DEV"
+comp() {	# WORDS...: what completing the last word offers
+	bash -c '. dist/sojourn.bash-completion
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _sojourn
+		printf "%s\n" "${COMPREPLY[@]}"' comp "$@"
+}
+for c in $cmds; do
+	comp sojourn "" | grep -qx "$c" || die "completion does not offer \"$c\""
+done
+comp sojourn attach sjd | grep -qx "$DEV" || die "completion does not offer device $DEV"
+for o in rate target interval ce_threshold ecn noecn hook ingress; do
+	comp sojourn attach "$DEV" "" | grep -qx "$o" || die "completion of attach lacks $o"
+done
+[ "$(comp sojourn attach "$DEV" hook "" | sort | tr '\n' ' ')" = "clsact tc tcx xdp " ] ||
+	die "completion of hook: $(comp sojourn attach "$DEV" hook "")"
+comp sojourn daemon -- | grep -qx -- --detach-on-exit || die "completion of daemon options"
+
+# --- the package ---
+"${MAKE_NB[@]}" deb >"$WORK/deb.log" 2>&1 || die "make deb: $(tail -15 "$WORK/deb.log")"
+deb=$(ls -t "$OUT"/sojourn_*.deb | head -1)
+[ -f "$deb" ] || die "no .deb"
+if command -v lintian >/dev/null; then
+	lintian "$deb" >"$WORK/lintian" 2>&1
+	grep -q '^E:' "$WORK/lintian" && die "lintian errors: $(grep '^E:' "$WORK/lintian")"
+	lint="lintian: $(grep -c '^W:' "$WORK/lintian") warnings, no errors"
+else
+	lint="lintian not installed: not run"
+fi
+dpkg-deb -c "$deb" | awk '{ print $6 }' >"$WORK/files"
+for f in ./usr/sbin/sojourn ./usr/lib/cni/sojourn-cni ./lib/systemd/system/sojourn.service \
+	./usr/share/man/man8/sojourn.8.gz ./usr/share/man/man5/sojourn.conf.5.gz \
+	./etc/sojourn/sojourn.conf ./usr/share/bash-completion/completions/sojourn; do
+	grep -qx -- "$f" "$WORK/files" || die "the package lacks $f"
+done
+dpkg-deb -f "$deb" Depends | grep -q libinih || die "Depends lacks libinih: $(dpkg-deb -f "$deb" Depends)"
+dpkg-deb -x "$deb" "$WORK/x"
+"$WORK/x/usr/sbin/sojourn" help | grep -q 'sojourn daemon' || die "the packaged sojourn does not run"
+echo "PASS: unit verified, man pages cover $(wc -w <<<"$cmds") commands, completion, install, $(basename "$deb") ($lint)"
