@@ -144,15 +144,16 @@ topo_ecn() {
 	ins sysctl -qw net.ipv4.tcp_ecn="$2"
 }
 
-# topo_shape [RATE]: the bottleneck, router egress toward the server:
-# HTB with a single default class at RATE and a 1000-packet FIFO under it.
+# topo_shape [RATE [DEV]]: the bottleneck, router egress toward the server
+# (or DEV): HTB with a single default class at RATE and a 1000-packet FIFO
+# under it.
 topo_shape() {
-	local rate=${1:-20mbit}
-	inr tc qdisc replace dev "$DEV_RS" root handle 1: htb default 1 &&
-	inr tc class add dev "$DEV_RS" parent 1: classid 1:1 htb rate "$rate" \
+	local rate=${1:-20mbit} dev=${2:-$DEV_RS}
+	inr tc qdisc replace dev "$dev" root handle 1: htb default 1 &&
+	inr tc class add dev "$dev" parent 1: classid 1:1 htb rate "$rate" \
 		quantum 1514 &&
-	inr tc qdisc add dev "$DEV_RS" parent 1:1 handle 10: pfifo limit 1000 ||
-		die "cannot shape $DEV_RS"
+	inr tc qdisc add dev "$dev" parent 1:1 handle 10: pfifo limit 1000 ||
+		die "cannot shape $dev"
 }
 
 # topo_shape_mq QUEUES [RATE]: root mq; under each of its classes 1:1..1:N

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Rate mode at ingress against an ISP's bloated downlink.  The router's
+# egress toward the client is the bottleneck (HTB 20mbit + pfifo 1000, the
+# "ISP"); the client cannot touch it, but it can police what arrives just
+# below the ISP's rate, so the ISP's queue never builds:
+#   fifo      the ISP alone: 4 cubic downloads bloat its FIFO (> 200 ms)
+#   tc        sojourn ingress rate 19mbit on the client's interface, tcx
+#   xdp       the same through XDP (libxdp), native on a veth
+# Each sojourn run: bulk RTT rise (server's srtt, median) under 15 ms and
+# goodput at least 85% of 20 Mbit.
+#
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn
+
+SECS=${SECS:-15}
+cleanup() {
+	[ -e "/run/netns/$NS_C" ] &&
+		timeout 10 "$SOJOURN" detach "$DEV_C" ingress -n "$NS_C" >/dev/null 2>&1
+	topo_down
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+topo_up 1
+topo_ecn 1 1
+ins sysctl -qw net.ipv4.tcp_ecn=1
+topo_shape 20mbit "$DEV_RC"
+topo_servers 5201
+idle=$(idle_rtt)
+row "idle RTT (ms)" "$idle" "" info
+
+export REVERSE=1 OMIT=2
+run_load fifo "$SECS" 5201:4 || die "iperf3 failed (fifo)"
+check "ISP FIFO alone: RTT rise median (ms)" "$(fsub "$(rtt_median fifo)" "$idle")" '>' 200
+row "ISP FIFO alone: goodput (Mbit/s)" "$(goodput fifo)" "" info
+
+for hook in tc xdp; do
+	sj attach "$DEV_C" ingress rate 19mbit hook $hook -n "$NS_C" ||
+		die "attach ingress hook $hook"
+	shown=$(sj show "$DEV_C" -j -n "$NS_C" | jq -r '.[0].hook')
+	row "hook $hook: show says" "$shown" "" info
+	run_load "$hook" "$SECS" 5201:4 || die "iperf3 failed ($hook)"
+	stats=$(sj show "$DEV_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
+	check "hook $hook: RTT rise median (ms)" "$(fsub "$(rtt_median "$hook")" "$idle")" '<' 15
+	check "hook $hook: goodput % of 20 Mbit" \
+		"$(awk -v g="$(goodput "$hook")" 'BEGIN{printf "%.1f", g / 20 * 100}')" '>=' 85
+	check "hook $hook: CoDel signals (marks + drops)" \
+		"$(jq '.ecn_mark + .drops' <<<"$stats")" '>' 0
+	sj detach "$DEV_C" ingress -n "$NS_C" || die "detach ingress ($hook)"
+done
+is "xdp hook: native on a veth" "$shown" xdp-native
+is "nothing left on $DEV_C" \
+	"$(inc ip -d link show dev "$DEV_C" | grep -c 'prog/xdp')" 0
+
+finish rate_ingress
