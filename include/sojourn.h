@@ -190,6 +190,9 @@ struct sj_meta {
 	__u32 mode;		/* enum sj_mode */
 	__u32 xdp_mode;		/* SJ_XDP_MODE_*, under SJ_HOOK_XDP */
 	__u32 prog_id;		/* our tc or XDP program, to find it again */
+	__u32 xdp_dispatcher;	/* in libxdp's dispatcher (0: the kernel refused
+				 * it, we hold the XDP hook alone) */
+	__u32 pad;
 	__u64 attached_at;	/* CLOCK_REALTIME seconds */
 	char ifname[16];
 	char netns[64];		/* name given with -n, "" for the caller's */

@@ -197,6 +197,11 @@ static int show_one(const char *dir, void *arg)
 	out_str("direction", " %s", sj_dir_name(meta.direction));
 	out_u64("ifindex", " ifindex %llu", meta.ifindex);
 	out_str("hook", " hook %s", hook_name(&meta));
+	if (meta.hook == SJ_HOOK_XDP) {
+		out_bool("xdp_dispatcher", "", meta.xdp_dispatcher);
+		if (!meta.xdp_dispatcher)
+			out_text(" (alone: no libxdp dispatcher)");
+	}
 	if (meta.mode == SJ_MODE_RATE) {
 		char a[SJ_UNITS_BUFSZ], b[SJ_UNITS_BUFSZ];
 

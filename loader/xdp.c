@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
 #include "sojourn_xdp.skel.h"
@@ -34,6 +35,35 @@ static int mode_in_use(__u32 ifindex)
 	return mode;
 }
 
+/* libxdp and libbpf narrate every fallback they try (a mode the driver
+ * lacks, a dispatcher the kernel refuses); what matters reaches the user
+ * as one line of ours, so they stay quiet while we attach. */
+static int quiet_xdp(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+static int quiet_bpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+/* Joined other programs in libxdp's dispatcher (1), or holds the hook
+ * alone because the kernel refused the dispatcher (0). */
+static __u32 shares_dispatcher(__u32 ifindex)
+{
+	struct xdp_multiprog *mp = multiprog_of(ifindex);
+	__u32 shared = 0;
+
+	if (mp) {
+		shared = !xdp_multiprog__is_legacy(mp);
+		xdp_multiprog__close(mp);
+	}
+	return shared;
+}
+
 int sj_xdp_attach(struct sojourn_xdp *skel, __u32 ifindex, struct sj_meta *meta)
 {
 	enum xdp_attach_mode modes[] = { XDP_MODE_NATIVE, XDP_MODE_SKB };
@@ -44,10 +74,15 @@ int sj_xdp_attach(struct sojourn_xdp *skel, __u32 ifindex, struct sj_meta *meta)
 	if (have < 0)
 		return sj_err("%s runs an XDP program loaded without libxdp's dispatcher: ours cannot join it (use hook tc)",
 			      meta->ifname);
+	libxdp_print_fn_t old_xdp;
+	libbpf_print_fn_t old_bpf;
+
 	prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
 	err = libxdp_get_error(prog);
 	if (err)
 		return sj_err("cannot prepare XDP program: %s", strerror(-err));
+	old_xdp = libxdp_set_print(quiet_xdp);
+	old_bpf = libbpf_set_print(quiet_bpf);
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		if (have != XDP_MODE_UNSPEC && have != (int)modes[i])
 			continue;
@@ -59,10 +94,13 @@ int sj_xdp_attach(struct sojourn_xdp *skel, __u32 ifindex, struct sj_meta *meta)
 			break;
 		}
 	}
+	libxdp_set_print(old_xdp);
+	libbpf_set_print(old_bpf);
 	xdp_program__close(prog);
 	if (err)
-		return sj_err("device refuses XDP: %s", strerror(-err));
+		return sj_err("%s refuses XDP: %s", meta->ifname, strerror(-err));
 	meta->hook = SJ_HOOK_XDP;
+	meta->xdp_dispatcher = shares_dispatcher(ifindex);
 	return 0;
 }
 
