@@ -33,7 +33,8 @@
  * (measured: 4 cubic flows at 20 Mbit keep 97% goodput at 200 ms, 68% at
  * 50 ms), and a bound an operator can live with either way.  fq's 10 s and
  * Cilium's 2 s are pacing horizons with no AQM in front of them.  The burst
- * is the credit an idle queue earns: 32 KB lets a small TSO train through.
+ * is the credit an idle queue earns: 32 KB lets a small TSO train through
+ * (at low rates no more than a quarter of the horizon).
  */
 #define SJ_DEFAULT_HORIZON_US	200000
 #define SJ_DEFAULT_BURST_BYTES	32768

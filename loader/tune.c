@@ -10,7 +10,6 @@ void sj_tune_defaults(struct sj_tune *t)
 	t->target_ns = SJ_DEFAULT_TARGET_US * 1000ULL;
 	t->interval_ns = SJ_DEFAULT_INTERVAL_US * 1000ULL;
 	t->ecn = SJ_DEFAULT_ECN;
-	t->burst_bytes = SJ_DEFAULT_BURST_BYTES;
 	t->horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL;
 }
 
@@ -109,7 +108,8 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 			t->mode = SJ_MODE_RATE;
 			i++;
 		} else if (!strcmp(key, "burst")) {
-			if (!val || sj_parse_size(val, &t->burst_bytes))
+			if (!val || sj_parse_size(val, &t->burst_bytes) ||
+			    !t->burst_bytes)
 				return sj_err("bad burst \"%s\": expected a size like 32kb, 64k, 1514b",
 					      val ? val : "");
 			i++;
@@ -130,6 +130,17 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 		}
 	}
 	return 0;
+}
+
+/* The default burst, cut down at low rates to a quarter of the horizon:
+ * 32 KB take 262 ms at 1 Mbit, more than the whole default horizon. */
+static __u64 burst_of(const struct sj_tune *t)
+{
+	__u64 quarter = t->horizon_ns / 4000 * t->rate_Bps / 1000000;
+
+	if (t->burst_bytes)
+		return t->burst_bytes;
+	return quarter < SJ_DEFAULT_BURST_BYTES ? quarter : SJ_DEFAULT_BURST_BYTES;
 }
 
 int sj_tune_check(const struct sj_tune *t)
@@ -162,12 +173,12 @@ int sj_tune_check(const struct sj_tune *t)
 		return sj_err("horizon must be above target (%s) and at most %s",
 			      sj_format_time(t->target_ns, a, sizeof(a)),
 			      sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, b, sizeof(b)));
-	if (t->burst_bytes > SJ_MAX_BURST_BYTES ||
-	    sj_vq_tx_ns(t->burst_bytes, t->rate_Bps) > t->horizon_ns)
+	if (burst_of(t) > SJ_MAX_BURST_BYTES ||
+	    sj_vq_tx_ns(burst_of(t), t->rate_Bps) > t->horizon_ns)
 		return sj_err("burst %s takes %s to leave at this rate, longer than the horizon (%s)",
-			      sj_format_size(t->burst_bytes, a, sizeof(a)),
-			      sj_format_time(t->burst_bytes > SJ_MAX_BURST_BYTES ? ~0ULL :
-					     sj_vq_tx_ns(t->burst_bytes, t->rate_Bps), b, sizeof(b)),
+			      sj_format_size(burst_of(t), a, sizeof(a)),
+			      sj_format_time(burst_of(t) > SJ_MAX_BURST_BYTES ? ~0ULL :
+					     sj_vq_tx_ns(burst_of(t), t->rate_Bps), b, sizeof(b)),
 			      sj_format_time(t->horizon_ns, (char[SJ_UNITS_BUFSZ]){0}, SJ_UNITS_BUFSZ));
 	if (t->pace && t->dir != SJ_DIR_EGRESS)
 		return sj_err("pace is for egress only: nothing below ingress honours a departure time");
@@ -189,7 +200,7 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 	s->codel.ecn = t->ecn;
 	if (t->mode == SJ_MODE_RATE) {
 		s->rate_Bps = t->rate_Bps;
-		s->burst_bytes = t->burst_bytes;
+		s->burst_bytes = burst_of(t);
 		s->horizon_ns = t->horizon_ns;
 		s->pace = t->pace;
 	}

@@ -23,7 +23,7 @@ struct sj_tune {
 	enum sj_dir dir;
 	enum sj_mode mode;	/* rate mode once a rate is given */
 	__u64 rate_Bps;
-	__u64 burst_bytes;
+	__u64 burst_bytes;	/* 0: not given, the default that fits */
 	__u64 horizon_ns;
 	int pace;
 };

@@ -274,6 +274,29 @@ expect_error "attach: target without value" 'needs' sj attach "$DQ" -n "$NS" tar
 expect_error "attach: hook bogus" 'hook' sj attach "$DQ" hook bogus -n "$NS"
 expect_error "attach: noqueue device" 'noqueue' sj attach "$DN" -n "$NS"
 
+# ---- rate mode: wrong arguments -------------------------------------------
+
+expect_error "attach: rate 0" 'rate must be between' sj attach "$DN" rate 0 -n "$NS"
+expect_error "attach: rate 0mbit" 'rate must be between' sj attach "$DN" rate 0mbit -n "$NS"
+expect_error "attach: rate -5mbit" 'bad rate' sj attach "$DN" rate -5mbit -n "$NS"
+expect_error "attach: rate fast" 'bad rate' sj attach "$DN" rate fast -n "$NS"
+expect_error "attach: rate 20mbps?" 'bad rate' sj attach "$DN" rate 20mbitz -n "$NS"
+expect_error "attach: rate 1000tbit" 'rate must be between' \
+	sj attach "$DN" rate 1000tbit -n "$NS"
+expect_error "attach: rate without value" 'rate needs' sj attach "$DN" -n "$NS" rate
+expect_error "attach: burst 1x" 'bad burst' sj attach "$DN" rate 1mbit burst 1x -n "$NS"
+expect_error "attach: burst beyond the horizon" 'longer than the horizon' \
+	sj attach "$DN" rate 1mbit burst 1mb horizon 100ms -n "$NS"
+expect_error "attach: horizon below target" 'horizon must be above target' \
+	sj attach "$DN" rate 1mbit horizon 1ms -n "$NS"
+expect_error "attach: ingress without rate" 'ingress needs rate mode' \
+	sj attach "$DN" ingress -n "$NS"
+expect_error "attach: pace at ingress" 'pace is for egress' \
+	sj attach "$DN" ingress rate 1mbit pace -n "$NS"
+expect_error "attach: hook xdp at egress" 'xdp is for ingress' \
+	sj attach "$DN" rate 1mbit hook xdp -n "$NS"
+expect_error "detach: bogus direction" 'usage' sj detach "$DN" sideways -n "$NS"
+
 # ---- attach: the environment ---------------------------------------------
 
 expect_error "attach: not root" 'CAP_|root' \
@@ -326,7 +349,7 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" -n "$NS"; then
 	for args in "target 5xs|bad target" "target -5ms|bad target" \
 	    "interval abc|bad interval" "target 100ms|below" \
 	    "interval 5ms|below" "target|needs" "frobnicate|unknown option" \
-	    "hook clsact|unknown option"; do
+	    "hook clsact|unknown option" "rate 10mbit|rate mode is chosen at attach"; do
 		re=${args#*|} args=${args%|*}
 		# shellcheck disable=SC2086
 		expect_error "change: $args" "$re" sj change "$DQ" $args -n "$NS"
