@@ -298,10 +298,24 @@ static int run(const struct dev *d, const char *verb, const struct sj_args *a)
 		_exit(127);
 	}
 	close(p[1]);
+	/* its stderr ends when it exits (or the buffer is full); a child
+	 * silent for the whole timeout is stuck */
 	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
-	while (poll(&pfd, 1, SJ_CHILD_TIMEOUT_MS) > 0) {
-		ssize_t r = read(p[0], out + len, sizeof(out) - 1 - len);
+	for (;;) {
+		int ready = poll(&pfd, 1, SJ_CHILD_TIMEOUT_MS);
+		ssize_t r;
 
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0) {
+			kill(pid, SIGKILL);
+			logd(LOG_ERR, d, "%s: no answer in %d s, killed", verb,
+			     SJ_CHILD_TIMEOUT_MS / 1000);
+			break;
+		}
+		r = read(p[0], out + len, sizeof(out) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0)
 			break;
 		len += r;
@@ -310,12 +324,8 @@ static int run(const struct dev *d, const char *verb, const struct sj_args *a)
 	}
 	close(p[0]);
 	out[len] = '\0';
-	if (waitpid(pid, &status, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		logd(LOG_ERR, d, "%s: no answer in %d s, killed", verb,
-		     SJ_CHILD_TIMEOUT_MS / 1000);
-		waitpid(pid, &status, 0);
-	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 	for (char *s = out, *e; *s; s = e) {
 		e = s + strcspn(s, "\n");
 		if (*e)
