@@ -113,3 +113,6 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include $(sort $(wildcard mk/*.mk))
+# prerequisites are expanded where a rule is read: again, with what the
+# fragments added
+tests: $(UNIT_TESTS) $(EXTRA_BINS)

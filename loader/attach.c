@@ -140,6 +140,22 @@ static void undo(struct attach_ctx *c)
 	sojourn_xdp__destroy(c->xskel);
 }
 
+/* The clsact qdisc our other direction's attachment made is ours too: the
+ * last of the two to leave removes it. */
+static void inherit_clsact(struct sj_meta *meta)
+{
+	struct sj_pins other;
+	struct sj_meta m;
+
+	if (meta->hook != SJ_HOOK_CLSACT || meta->created_clsact)
+		return;
+	sj_pins_for(&other, meta->netns_cookie, meta->ifindex,
+		    meta->direction == SJ_DIR_INGRESS ? SJ_DIR_EGRESS : SJ_DIR_INGRESS);
+	if (sj_meta_read(other.dir, &m) == 0 && m.hook == SJ_HOOK_CLSACT &&
+	    m.created_clsact)
+		meta->created_clsact = 1;
+}
+
 /* XDP where the driver hands us frames before any skb exists (NICs); tc
  * where the skb is already built (veth and other virtual devices), since
  * XDP there first turns the skb back into a frame, which costs more. */
@@ -214,6 +230,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 				   &c->egress_link_fd))
 			return -1;
 		c->clsact_attached = c->meta.hook == SJ_HOOK_CLSACT;
+		inherit_clsact(&c->meta);
 	}
 
 	if (bpf_map_update_elem(bpf_map__fd(c->skel ? c->skel->maps.meta :

@@ -15,7 +15,8 @@
 #     before attach, the attachment's pin folder is gone, `show` lists
 #     nothing for the device, and the other filter still counts.
 # Then hook clsact on a device without clsact: detach must remove the
-# clsact qdisc sojourn created.  And attach on a fresh veth (root qdisc
+# clsact qdisc sojourn created, also when egress and ingress attachments
+# share it and leave in either order.  And attach on a fresh veth (root qdisc
 # noqueue) must fail with one line naming "noqueue" and pin nothing.
 #
 # (The "other program" is a tc filter, not a tcx program: bpftool 7.1 and
@@ -174,5 +175,17 @@ else
 	row "no clsact: attach hook clsact" "rc!=0" "" FAIL
 	FAILS=$((FAILS + 1))
 fi
+
+# --- both directions under clsact: the clsact qdisc goes with the last ----
+for order in "ingress egress" "egress ingress"; do
+	tc_snapshot "$NS_R" "$DEV_RS" >"$WORK/tc.before"
+	sj attach "$DEV_RS" ingress rate 20mbit hook clsact -n "$NS_R" &&
+		sj attach "$DEV_RS" rate 20mbit hook clsact -n "$NS_R"
+	verdict "both directions: attach (rate mode, clsact)" $?
+	for d in $order; do sj detach "$DEV_RS" "$d" -n "$NS_R"; done
+	tc_snapshot "$NS_R" "$DEV_RS" >"$WORK/tc.after"
+	snapshot_same "$WORK/tc.before" "$WORK/tc.after" "detach $order: tc state"
+	verdict "detach $order: clsact removed with the last" $?
+done
 
 finish coexist
