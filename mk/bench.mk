@@ -1,0 +1,32 @@
+# bench/: the benchmark (see bench/README.md).  Not part of `all`;
+# `make tests` builds the delay line and its test, which tests/run.sh runs.
+#   make bench-cost      per-packet cost of the programs against a floor
+#   make bench           latency under load, host kernel (QUICK=1: short)
+#   make bench-vm        the same at 20 Mbit inside a Debian 6.1 VM (TCG)
+DEB_PKGS   += irtt gnuplot-nox
+EXTRA_BINS += $(OUTPUT)/delayline $(OUTPUT)/test_delayline
+
+.PHONY: bench bench-cost bench-vm
+
+$(OUTPUT)/delayline: bench/delayline.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+# a shell test, installed where tests/run.sh looks for test binaries
+$(OUTPUT)/test_delayline: bench/test_delayline.sh | $(OUTPUT)
+	$(Q)install -m 755 $< $@
+
+$(OUTPUT)/floor.bpf.o: bench/floor.bpf.c $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/cost: bench/cost.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+bench-cost: $(OUTPUT)/cost $(OUTPUT)/floor.bpf.o
+	$(Q)$(OUTPUT)/cost
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
+	$(Q)QUICK=$(QUICK) nice -n 10 bench/rrul.sh
