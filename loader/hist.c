@@ -11,7 +11,7 @@
 #include "obs.h"
 #include "output.h"
 
-#define HIST_USAGE "usage: sojourn hist DEV [ingress|egress] [--flow [src ADDR] [dst ADDR] [sport PORT] [dport PORT] [proto PROTO]] [-j] [-n NETNS]"
+#define HIST_USAGE "usage: sojourn hist DEV [ingress|egress] [--flow all|[src ADDR] [dst ADDR] [sport PORT] [dport PORT] [proto PROTO]] [-j] [-n NETNS]"
 
 static void flow_print(const struct obs_flow *f, __u64 now)
 {

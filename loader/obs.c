@@ -330,6 +330,10 @@ int obs_flowspec_parse(int argc, char **argv, struct obs_flowspec *s)
 {
 	int i;
 
+	if (argc > 0 && !strcmp(argv[0], "all")) {
+		s->have = 0;
+		return 1;	/* every flow */
+	}
 	for (i = 0; i + 1 < argc; i += 2) {
 		const char *w = argv[i], *v = argv[i + 1];
 		int err;
@@ -360,7 +364,7 @@ int obs_flowspec_parse(int argc, char **argv, struct obs_flowspec *s)
 			 !strcmp(argv[i], "proto")))
 		return sj_err("flow filter: \"%s\" needs a value", argv[i]);
 	if (!s->have)
-		return sj_err("--flow needs at least one of src ADDR, dst ADDR, sport PORT, dport PORT, proto PROTO");
+		return sj_err("--flow needs all, or at least one of src ADDR, dst ADDR, sport PORT, dport PORT, proto PROTO");
 	return i;
 }
 

@@ -56,7 +56,7 @@ void obs_addr(const struct sj_flow_key *k, bool src, char *buf, size_t len);
 void obs_flow_name(const struct sj_flow_key *k, char *buf, size_t len);
 const char *obs_netns_label(const struct sj_meta *m, char *buf, size_t len);
 
-/* tc style: src ADDR dst ADDR sport N dport N proto NAME|N */
+/* tc style: src ADDR dst ADDR sport N dport N proto NAME|N, or "all" */
 struct obs_flowspec {
 	unsigned have;		/* OBS_FS_* */
 	__u8 family_src, family_dst, proto;

@@ -196,13 +196,13 @@ static void print_text(const struct row *rows, size_t n, size_t max,
 		fputs("\033[H\033[J", stdout);	/* home, clear: a fresh frame */
 	printf("sojourn top - %s  interval %.1fs  %zu flows queued  sort %s\n",
 	       when, secs, n, sorts[sort_by]);
-	printf("%-12s %-46s %7s %7s %7s %8s %10s %6s %6s\n", "DEV", "FLOW",
+	printf("%-12s %-46s %9s %9s %9s %8s %10s %6s %6s\n", "DEV", "FLOW",
 	       "P50", "P99", "MAX", "PKT/S", "RATE", "DROPS", "MARKS");
 	for (i = 0; i < n && i < max; i++) {
 		const struct row *r = &rows[i];
 
 		obs_flow_name(&r->flow->key, name, sizeof(name));
-		printf("%-12.16s %-46s %7s %7s %7s %8.0f %10s %6llu %6llu\n",
+		printf("%-12.16s %-46s %9s %9s %9s %8.0f %10s %6llu %6llu\n",
 		       r->sa->att.meta.ifname, name,
 		       obs_quantile_str(&r->h, 500, p50, sizeof(p50)),
 		       obs_quantile_str(&r->h, 990, p99, sizeof(p99)),

@@ -21,3 +21,9 @@ $(OUTPUT)/promtool: | $(OUTPUT)
 	dpkg-deb -x prometheus_*.deb root && \
 	install -m 755 root/usr/bin/promtool ../promtool && \
 	cd .. && rm -rf prometheus-deb
+
+# the export test's 10k steady flows
+EXTRA_BINS += $(OUTPUT)/flowgen
+$(OUTPUT)/flowgen: tests/e2e/flowgen.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
