@@ -3,7 +3,7 @@
 #   make bench-cost      per-packet cost of the programs against a floor
 #   make bench           latency under load, host kernel (QUICK=1: short)
 #   make bench-vm        the same at 20 Mbit inside a Debian 6.1 VM (TCG)
-DEB_PKGS   += irtt gnuplot-nox
+DEB_PKGS   += irtt gnuplot-nox python3
 EXTRA_BINS += $(OUTPUT)/delayline $(OUTPUT)/test_delayline
 
 .PHONY: bench bench-cost bench-vm

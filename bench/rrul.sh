@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# `make bench`: latency under load, RRUL-like (bench/README.md).
+#
+# client -> router -> delay line (20 ms each way) -> server.  The router
+# shapes both ways at RATE; each SYSTEM is one way of doing that.  For each
+# rate, REPS rounds; in each round every system runs every load once, so
+# repetitions interleave.  A run: IDLE s of probes alone, then SECS s of
+# 4 cubic TCP flows (up, down or both) with the probes going on:
+# irtt (UDP) and fping (ICMP), both at 20 Hz.  Raw data lands in
+# $RAW/<rate>/; bench/analyze.py turns it into bench/results/$NAME.md and
+# plots.
+#
+# Environment: QUICK=1 (short runs), RATES, SYSTEMS, LOADS, REPS, SECS,
+# IDLE, NAME (results prefix, default host), RAW (raw data directory), OUT
+# (results directory), REF (another run's RAW whose fq_codel is a reference).
+
+BENCH=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/net.sh
+. "$BENCH/lib/net.sh"
+
+if [ -n "$QUICK" ] && [ "$QUICK" != 0 ]; then
+	: "${SECS:=8}" "${IDLE:=3}" "${REPS:=1}" "${RATES:=20mbit}"
+	: "${NAME:=host-quick}"
+fi
+SECS=${SECS:-30} IDLE=${IDLE:-6} REPS=${REPS:-3}
+RATES=${RATES:-20mbit 100mbit}
+SYSTEMS=${SYSTEMS:-pfifo_fast fifo tbf sojourn sojourn_rate}
+LOADS=${LOADS:-up down both}
+NAME=${NAME:-host}
+RAW=${RAW:-/var/tmp/sojourn-bench/$NAME}
+WARMUP=${WARMUP:-$(( SECS >= 20 ? 5 : 2 ))}	# slow start: no srtt samples
+HZ=20
+PORT_UP=5201 PORT_DOWN=5202 PORT_IRTT=5300
+
+net_require iperf3 irtt jq
+[ -x "$SOJOURN" ] || skip "$SOJOURN not built"
+# CPU of our own processes (cpuacct; softirq work counts to the task it
+# interrupted, mostly ours: this kernel lacks IRQ_TIME_ACCOUNTING)
+CG=/sys/fs/cgroup/cpuacct/sojourn-bench-$$
+if [ -d /sys/fs/cgroup/cpuacct ] && mkdir "$CG" 2>/dev/null; then
+	echo $$ >"$CG/tasks" || CG=
+else
+	CG=
+fi
+cg_ns() { if [ -n "$CG" ]; then cat "$CG/cpuacct.usage"; else echo 0; fi; }
+
+cleanup() {
+	local d
+	for d in "$DEV_RS" "$DEV_RC"; do
+		timeout 10 "$SOJOURN" detach "$d" -n "$NS_R" >/dev/null 2>&1
+		timeout 10 "$SOJOURN" detach "$d" ingress -n "$NS_R" >/dev/null 2>&1
+	done
+	net_down
+	if [ -n "$CG" ]; then
+		echo $$ >/sys/fs/cgroup/cpuacct/tasks
+		rmdir "$CG" 2>/dev/null
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+sj() { timeout 15 "$SOJOURN" "$@"; }
+
+# sys_up SYSTEM RATE: the router's shaping, both directions
+sys_up() {
+	local s=$1 r=$2 d
+	for d in "$DEV_RS" "$DEV_RC"; do
+		case $s in
+		pfifo_fast) htb_leaf "$NS_R" "$d" "$r" pfifo_fast ;;
+		fifo)	htb_leaf "$NS_R" "$d" "$r" ;;
+		# the same 1000 full-size packets of buffer as the FIFO
+		tbf)	inr tc qdisc replace dev "$d" root tbf rate "$r" \
+				burst 32kb limit 1514000 ;;
+		sojourn) htb_leaf "$NS_R" "$d" "$r" &&
+			sj attach "$d" -n "$NS_R" >/dev/null ;;
+		sojourn_fair) htb_leaf "$NS_R" "$d" "$r" &&
+			sj attach "$d" fair -n "$NS_R" >/dev/null ;;
+		# no qdisc: uploads leave the router's WAN side, downloads
+		# arrive on it; police (this kernel has no fq to pace)
+		sojourn_rate)
+			[ "$d" = "$DEV_RS" ] || continue
+			sj attach "$d" egress rate "$r" -n "$NS_R" >/dev/null &&
+			sj attach "$d" ingress rate "$r" -n "$NS_R" >/dev/null ;;
+		*)	die "unknown system $s" ;;
+		esac || return 1
+	done
+}
+
+sys_down() {
+	local d
+	for d in "$DEV_RS" "$DEV_RC"; do
+		sj detach "$d" -n "$NS_R" >/dev/null 2>&1
+		sj detach "$d" ingress -n "$NS_R" >/dev/null 2>&1
+		inr tc qdisc del dev "$d" root 2>/dev/null
+	done
+	return 0
+}
+
+# sys_counters: "drops N marks N" the router's qdiscs and sojourn counted
+sys_counters() {
+	local d j qd=0 sd=0 sm=0
+	for d in "$DEV_RS" "$DEV_RC"; do
+		qd=$((qd + $(inr tc -s -j qdisc show dev "$d" |
+			jq '[.[].drops // 0] | add // 0')))
+	done
+	j=$(sj show -s -j -n "$NS_R" 2>/dev/null)
+	if [ -n "$j" ]; then
+		sd=$(jq '[.[] | .stats.drops // 0] | add // 0' <<<"$j")
+		sm=$(jq '[.[] | .stats.ecn_mark // 0] | add // 0' <<<"$j")
+	fi
+	echo "qdisc_drops $qd sojourn_drops $sd sojourn_marks $sm"
+}
+
+cpu_stat() { awk '/^cpu / {b = $2 + $3 + $4 + $7 + $8 + $9; print b, $7 + $8, b + $5 + $6}' /proc/stat; }
+# cpu_use "B0 S0 T0" "B1 S1 T1": busy% and softirq% of all CPUs between them
+cpu_use() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y); t = y[3] - x[3]
+		if (t <= 0) t = 1
+		printf "%.1f %.1f\n", 100 * (y[1] - x[1]) / t, 100 * (y[2] - x[2]) / t }'
+}
+ce_pkts() { ip netns exec "$1" awk '/^IpExt:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["InCEPkts"] }' /proc/net/netstat; }
+
+# probes TAG SECS: irtt and fping at HZ in the background; files TAG.udp,
+# TAG.icmp ("t rtt_ms", rtt "-" when lost)
+probes() {
+	local tag=$1 secs=$2 n=$(( $2 * HZ ))
+	inc irtt client -i $((1000 / HZ))ms -d "${secs}s" --wait=2s -Q \
+		-o "$tag.irtt.json" "$IP_S:$PORT_IRTT" 2>"$tag.irtt.err" &
+	PROBE_PIDS=$!
+	inc fping -q -C "$n" -p $((1000 / HZ)) -t 5000 "$IP_S" 2>&1 |
+		sed -n 's/^[^:]* : //p' | tr ' ' '\n' | grep -v '^$' |
+		awk -v p="$HZ" '{ print (NR - 1) / p, $1 }' >"$tag.icmp" &
+	PROBE_PIDS="$PROBE_PIDS $!"
+}
+
+irtt_series() {	# JSON -> "t rtt" lines
+	[ -s "$1.irtt.json" ] || return 0
+	jq -r '.round_trips[] | "\(.timestamps.client.send.monotonic / 1e9) \(if .lost == "false" then (.delay.rtt / 1e6) else "-" end)"' \
+		"$1.irtt.json" >"$1.udp" && rm -f "$1.irtt.json"
+}
+
+# srtt_sample TAG: bulk senders' srtt (ms), "up|down srtt" per flow
+srtt_sample() {
+	local f=$1
+	inc ss -Htin state established "dport = :$PORT_UP" |
+		awk -v dir=up -f "$BENCH/lib/ss_rtt.awk" >>"$f"
+	ins ss -Htin state established "sport = :$PORT_DOWN" |
+		awk -v dir=down -f "$BENCH/lib/ss_rtt.awk" >>"$f"
+}
+
+# one_run RATE SYSTEM LOAD REP
+one_run() {
+	local rate=$1 sys=$2 load=$3 rep=$4 tag cpu0 cpu1 cg0 cg1 t0 t1 ceu cec
+	local pids="" i
+	tag="$RAW/$rate/$sys.$load.$rep"
+	rm -f "$tag".*
+	if ! sys_up "$sys" "$rate" 2>"$tag.err"; then
+		log "  $sys: cannot set up ($(head -1 "$tag.err")); skipped"
+		sys_down
+		echo "skipped 1" >"$tag.meta"
+		return 0
+	fi
+	cpu0=$(cpu_stat)
+	probes "$tag.idle" "$IDLE"
+	# shellcheck disable=SC2086
+	wait $PROBE_PIDS
+	cpu1=$(cpu_stat)
+	irtt_series "$tag.idle"
+	{
+		echo "idle_cpu $(cpu_use "$cpu0" "$cpu1" | cut -d' ' -f1)"
+		echo "loadavg $(cut -d' ' -f1 /proc/loadavg)"
+	} >"$tag.meta"
+
+	ceu=$(ce_pkts "$NS_S") cec=$(ce_pkts "$NS_C")
+	cpu0=$(cpu_stat) cg0=$(cg_ns) t0=$(date +%s%N)
+	case $load in up|both)
+		inc iperf3 -c "$IP_S" -p $PORT_UP -P 4 -t "$SECS" -C cubic -J \
+			>"$tag.up.json" 2>&1 &
+		pids="$pids $!" ;;
+	esac
+	case $load in down|both)
+		inc iperf3 -c "$IP_S" -p $PORT_DOWN -P 4 -t "$SECS" -C cubic -J -R \
+			>"$tag.down.json" 2>&1 &
+		pids="$pids $!" ;;
+	esac
+	probes "$tag.load" "$SECS"
+	: >"$tag.srtt"
+	for i in $(seq $((SECS * 2 - 1))); do
+		sleep 0.5
+		[ "$i" -gt $((WARMUP * 2)) ] && srtt_sample "$tag.srtt"
+	done
+	# shellcheck disable=SC2086
+	wait $pids $PROBE_PIDS
+	cpu1=$(cpu_stat) cg1=$(cg_ns) t1=$(date +%s%N)
+	irtt_series "$tag.load"
+	{
+		cpu_use "$cpu0" "$cpu1" |
+			awk '{print "machine_cpu", $1, "machine_softirq", $2}'
+		[ -n "$CG" ] && awk -v a="$cg0" -v b="$cg1" -v t="$((t1 - t0))" \
+			'BEGIN { printf "own_cpu %.1f\n", 100 * (b - a) / t }'
+		echo "ce_up $(( $(ce_pkts "$NS_S") - ceu ))"
+		echo "ce_down $(( $(ce_pkts "$NS_C") - cec ))"
+		echo "secs $SECS"
+		sys_counters
+	} >>"$tag.meta"
+	sys_down
+	sleep 1		# let every queue drain before the next run
+}
+
+mkdir -p "$RAW"
+{
+	echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "kernel $(uname -r)"
+	echo "cpus $(nproc)"
+	echo "secs $SECS idle $IDLE reps $REPS warmup $WARMUP hz $HZ"
+	echo "rates $RATES"
+	echo "systems $SYSTEMS"
+	echo "loads $LOADS"
+	echo "commit $(git -C "$BN_ROOT" rev-parse --short HEAD 2>/dev/null)"
+} >"$RAW/info"
+
+for rate in $RATES; do
+	mkdir -p "$RAW/$rate"
+	WORK="$RAW/$rate" KEEP_WORK=1
+	net_up
+	for ns in "$NS_C" "$NS_S"; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1
+	done
+	ins iperf3 -s -B "$IP_S" -p $PORT_UP >/dev/null 2>&1 &
+	ins iperf3 -s -B "$IP_S" -p $PORT_DOWN >/dev/null 2>&1 &
+	ins irtt server -b "$IP_S:$PORT_IRTT" >/dev/null 2>&1 &
+	wait_listen "$NS_S" t $PORT_UP
+	wait_listen "$NS_S" t $PORT_DOWN
+	wait_listen "$NS_S" u $PORT_IRTT
+	for rep in $(seq "$REPS"); do
+		for sys in $SYSTEMS; do
+			for load in $LOADS; do
+				log "$rate rep $rep/$REPS: $sys, $load"
+				one_run "$rate" "$sys" "$load" "$rep"
+			done
+		done
+	done
+	delayline_stop
+	tail -1 "$RAW/$rate/delayline.out" >"$RAW/$rate/delayline.stats"
+	net_down
+done
+python3 "$BENCH/analyze.py" "$RAW" "${OUT:-$BENCH/results}" "$NAME" ${REF:+"$REF"}
