@@ -3,7 +3,8 @@
  * One folder per attachment: SJ_PIN_ROOT/<netns cookie>-<ifindex>-<direction>.
  * The cookie keeps two namespaces' "eth0" apart and, unlike an inode
  * number, is never reused.  attach builds a folder under a "tmp-" name and
- * renames it into place, so a folder with the final name is always whole.
+ * renames it into place, so a folder with the final name is always whole;
+ * removal renames it back to a "tmp-" name first, for the same reason.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -41,23 +42,7 @@ bool sj_pins_exist(const struct sj_pins *p)
 	return stat(p->dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Held until the process exits: attach, change and detach of any device
- * take turns, so two of them never see each other's half-built folder. */
-int sj_pins_lock(void)
-{
-	static int fd = -1;
-
-	if (fd >= 0)
-		return 0;
-	if (mkdir(SJ_PIN_ROOT, 0700) && errno != EEXIST)
-		return sj_err("cannot create %s: %s", SJ_PIN_ROOT, strerror(errno));
-	fd = open(SJ_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || flock(fd, LOCK_EX))
-		return sj_err("cannot lock %s: %s", SJ_PIN_ROOT, strerror(errno));
-	return 0;
-}
-
-int sj_pins_remove_dir(const char *dir)
+static int remove_contents(const char *dir)
 {
 	char path[SJ_PATH_MAX];
 	struct dirent *de;
@@ -78,18 +63,98 @@ int sj_pins_remove_dir(const char *dir)
 	return err;
 }
 
-/* A "tmp-PID-..." folder whose PID is gone was left by a killed attach. */
+/*
+ * A finished folder is first renamed to "tmp-PID-<name>", then emptied: a
+ * detach killed half-way leaves a tmp- folder the next command sweeps,
+ * never a final one that is no longer whole.
+ */
+int sj_pins_remove_dir(const char *dir)
+{
+	char tmp[SJ_PATH_MAX];
+	const char *base = strrchr(dir, '/');
+	size_t root = strlen(SJ_PIN_ROOT);
+
+	if (base && (size_t)(base - dir) == root &&
+	    !strncmp(dir, SJ_PIN_ROOT, root) && strncmp(base + 1, "tmp-", 4)) {
+		if (snprintf(tmp, sizeof(tmp), "%s/tmp-%d-%s", SJ_PIN_ROOT,
+			     getpid(), base + 1) >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+		if (rename(dir, tmp))
+			return errno == ENOENT ? 0 : -errno;
+		dir = tmp;
+	}
+	return remove_contents(dir);
+}
+
+/*
+ * A "tmp-PID-..." folder whose PID is gone was left by a killed attach or
+ * detach.  Its pinned tcx link goes with the folder; a clsact filter or an
+ * XDP program must be taken off by hand, which only works from the
+ * device's namespace: elsewhere the folder waits for a command run there.
+ */
 static void remove_stale_tmp(const char *name)
 {
-	char path[SJ_PATH_MAX];
-	int pid;
+	char path[SJ_PATH_MAX], prog[SJ_PATH_MAX];
+	struct sj_meta meta;
+	__u64 here;
+	int pid, fd;
 
 	if (sscanf(name, "tmp-%d-", &pid) != 1 || pid == getpid())
 		return;
 	if (kill(pid, 0) == 0 || errno != ESRCH)
 		return;
-	if (!sj_pin_path(path, SJ_PIN_ROOT, name))
-		sj_pins_remove_dir(path);
+	if (sj_pin_path(path, SJ_PIN_ROOT, name))
+		return;
+	if (sj_meta_read(path, &meta) == 0 &&
+	    (meta.hook == SJ_HOOK_CLSACT || meta.hook == SJ_HOOK_XDP)) {
+		if (sj_netns_cookie(&here) || here != meta.netns_cookie)
+			return;
+		if (meta.hook == SJ_HOOK_XDP) {
+			if (sj_xdp_detach(&meta))
+				return;
+		} else if (!sj_pin_path(prog, path, "prog_egress") &&
+			   (fd = bpf_obj_get(prog)) >= 0) {
+			/* only while the filter there is still ours */
+			int err = sj_hook_detach_clsact(&meta, fd);
+
+			close(fd);
+			if (err)
+				return;
+		}
+	}
+	remove_contents(path);
+}
+
+static void sweep_stale_tmp(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(SJ_PIN_ROOT);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "tmp-", 4))
+			remove_stale_tmp(de->d_name);
+	closedir(d);
+}
+
+/* Held until the process exits: attach, change and detach of any device
+ * take turns, so two of them never see each other's half-built folder. */
+int sj_pins_lock(void)
+{
+	static int fd = -1;
+
+	if (fd >= 0)
+		return 0;
+	if (mkdir(SJ_PIN_ROOT, 0700) && errno != EEXIST)
+		return sj_err("cannot create %s: %s", SJ_PIN_ROOT, strerror(errno));
+	fd = open(SJ_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX))
+		return sj_err("cannot lock %s: %s", SJ_PIN_ROOT, strerror(errno));
+	/* what a killed attach or detach left may still hold a program on a
+	 * device: take it off before anyone attaches a second copy */
+	sweep_stale_tmp();
+	return 0;
 }
 
 int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg)

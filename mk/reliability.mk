@@ -52,3 +52,10 @@ $(OUTPUT)/test_fuzz: tests/fuzz/run.sh | $(OUTPUT)
 
 fuzz: $(FUZZ_BINS) $(OUTPUT)/test_fuzz
 	$(Q)FUZZ_GROW=1 FUZZ_SECS=$${FUZZ_SECS:-60} $(OUTPUT)/test_fuzz
+
+# the fault tests ask the kernel what runs at a device's tcx hooks
+EXTRA_BINS += $(OUTPUT)/tcx_query
+tests: $(OUTPUT)/tcx_query
+$(OUTPUT)/tcx_query: tests/prog/tcx_query.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@

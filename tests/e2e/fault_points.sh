@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# kill -9 at every point that matters, deterministically: strace delivers
+# SIGKILL on entry to the n-th bpf/netlink/pin-folder syscall of a command,
+# for every n.  Commands: attach (tcx), attach hook clsact, change, detach
+# of a tcx and of a clsact attachment.  After each kill, `sojourn show`
+# must agree with the pins and the kernel, and one `detach` must leave
+# nothing: no pins, no program, no filter, no clsact qdisc we made.
+# A failure names the command and the syscall the kill landed on.
+# Exit 0 pass, 1 fail, 77 skip.
+
+# shellcheck source=SCRIPTDIR/fault_lib.sh
+. "$(dirname "$0")/fault_lib.sh"
+fl_require strace
+
+NS=sjp$$
+DEV=pa$$
+SET=bpf,sendto,sendmsg,mkdir,rename,unlink,unlinkat,rmdir,flock,setns
+cleanup() {
+	timeout 10 "$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
+	ip netns del "$NS" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fl_ns "$NS" "$DEV" || { echo "FAIL: cannot build namespace"; exit 1; }
+COOKIE=$(fl_cookie "$NS" "$DEV") || { echo "FAIL: plain attach/detach"; exit 1; }
+fl_reference "$NS" "$DEV" || { echo "FAIL: reference attach"; exit 1; }
+
+# nothing of ours on the device, or say what is left
+clean() {
+	local f h q
+	f=$(folders "$NS" "$DEV") h=$(hooked "$NS" "$DEV")
+	q=$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)
+	[ "$f$h$q$(tmp_folders)" = 0000 ] && return 0
+	echo "left: folders $f, programs $h, clsact qdisc $q, half-built $(tmp_folders)"
+	return 1
+}
+
+# the syscalls of one run, in order
+calls() {
+	strace -f -qq -e trace="$SET" -o /dev/stdout "$SOJOURN" "$@" -n "$NS" 2>/dev/null |
+		sed -n 's/^[0-9]* *\([a-z_0-9]*\)(\([A-Z_]*\).*/\1 \2/p'
+}
+
+# scenario NAME SETUP... -- COMMAND...
+scenario() {
+	local name=$1 setup=() cmd=() n total bad=0 what why
+	shift
+	while [ "$1" != -- ]; do setup+=("$1"); shift; done
+	shift
+	cmd=("$@")
+	[ ${#setup[@]} -gt 0 ] && "$SOJOURN" "${setup[@]}" -n "$NS" >/dev/null
+	mapfile -t trace < <(calls "${cmd[@]}")
+	total=${#trace[@]}
+	"$SOJOURN" detach "$DEV" -n "$NS" >/dev/null
+	if [ "$total" -lt 5 ]; then
+		fail "$name: only $total syscalls traced"
+		return
+	fi
+	for ((n = 1; n <= total; n++)); do
+		[ ${#setup[@]} -gt 0 ] && "$SOJOURN" "${setup[@]}" -n "$NS" >/dev/null
+		# strace dies of the same signal as its tracee: quiet bash
+		( strace -f -qq -o /dev/null -e trace="$SET" \
+			-e inject="$SET":signal=KILL:when="$n" \
+			"$SOJOURN" "${cmd[@]}" -n "$NS" >/dev/null 2>&1 ) 2>/dev/null
+		what="${trace[n - 1]}"
+		if ! why=$(fl_consistent "$NS" "$DEV"); then
+			bad=$((bad + 1))
+			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (near $what): $why"
+		fi
+		"$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
+		if ! why=$(clean); then
+			bad=$((bad + 1))
+			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (near $what), then one detach: $why"
+			# start the next point from a clean device
+			tc -n "$NS" filter del dev "$DEV" egress 2>/dev/null
+			tc -n "$NS" qdisc del dev "$DEV" clsact 2>/dev/null
+		fi
+	done
+	[ "$bad" = 0 ] && pass "$name: killed at each of $total syscalls, always whole or absent, one detach cleans"
+}
+
+scenario "attach (tcx)" -- attach "$DEV"
+scenario "attach hook clsact" -- attach "$DEV" hook clsact
+scenario "change" attach "$DEV" -- change "$DEV" target 2ms ecn
+scenario "detach (tcx)" attach "$DEV" -- detach "$DEV"
+scenario "detach (clsact)" attach "$DEV" hook clsact -- detach "$DEV"
+
+[ "$FAILS" = 0 ] || exit 1
+exit 0
