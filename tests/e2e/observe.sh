@@ -95,6 +95,9 @@ for p in $ports; do
 	check "flow :$p p99 (us) bloated" "$p99" '>=' 100000
 done
 
+first=$(head -1 <<<"$ports")
+sj hist "$DEV_RS" -n "$NS_R" --flow proto tcp sport "$first" dport 5201 >&2
+
 # 1b. device = live flows + without a flow (+ evicted, none here)
 stats=$(sj_stats "$DEV_RS")
 all=$(hist_json --flow all)
