@@ -79,6 +79,7 @@ int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
 /* commands */
 int cmd_attach(int argc, char **argv);
 int cmd_change(int argc, char **argv);
+int cmd_gc(int argc, char **argv);	/* gc.c: pins of gone namespaces/devices */
 int cmd_detach(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_hist(int argc, char **argv);

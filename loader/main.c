@@ -37,6 +37,7 @@ static const struct command {
 	{ "export", cmd_export,
 	  "export --listen ADDR:PORT [--allow-remote] | --textfile PATH [-i SECONDS]\n"
 	  "              [--flows N] [-n NETNS]" },
+	{ "gc", cmd_gc, "gc [--dry-run]" },
 	{ "daemon", cmd_daemon,
 	  "daemon [--config FILE] [--detach-on-exit] [--check]" },
 };

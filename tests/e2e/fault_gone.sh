@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# What is attached outlives its device or its namespace only as pins:
+#  1. device deleted while attached: the kernel drops the hook; `gc` removes
+#     the folder and with it our programs; `detach DEV` by the gone name
+#     does the same for a second device.
+#  2. named namespace deleted while attached: `gc` removes its folder.
+#  3. a namespace with no name, alive through a process: `gc` keeps its
+#     attachment; once the process is gone, `gc` removes it.
+#  4. live attachments in a named namespace are never touched, and
+#     `gc --dry-run` removes nothing.
+# Exit 0 pass, 1 fail, 77 skip.
+
+# shellcheck source=SCRIPTDIR/fault_lib.sh
+. "$(dirname "$0")/fault_lib.sh"
+fl_require unshare
+
+NS=sjg$$ NS2=sjh$$
+A=ga$$ B=gb$$ C=gc$$ L=gl$$ P=gp$$
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	for d in $A $B $C; do timeout 10 "$SOJOURN" detach "$d" -n "$NS" >/dev/null 2>&1; done
+	timeout 10 "$SOJOURN" detach "$L" -n "$NS2" >/dev/null 2>&1
+	ip netns del "$NS" 2>/dev/null
+	ip netns del "$NS2" 2>/dev/null
+	"$SOJOURN" gc >/dev/null 2>&1
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fl_ns "$NS" "$A" "$B" "$C" && fl_ns "$NS2" "$L" || { echo "FAIL: cannot build namespaces"; exit 1; }
+COOKIE=$(fl_cookie "$NS" "$A") || { echo "FAIL: plain attach/detach"; exit 1; }
+COOKIE2=$(fl_cookie "$NS2" "$L") || { echo "FAIL: plain attach/detach"; exit 1; }
+for d in $A $B $C; do "$SOJOURN" attach "$d" -n "$NS" || fail "attach $d"; done
+"$SOJOURN" attach "$L" -n "$NS2" || fail "attach $L"
+
+dir_of() { echo "$PIN_ROOT/$1-$2-egress"; }
+prog_ids() { local p; for p in prog_egress prog_dequeue; do bpftool prog show pinned "$1/$p" -j | jq -r .id; done; }
+gone_progs() { local id; for id in "$@"; do bpftool prog show id "$id" >/dev/null 2>&1 && return 1; done; return 0; }
+
+# 1. device deleted
+ia=$(ifindex "$NS" "$A") ib=$(ifindex "$NS" "$B")
+da=$(dir_of "$COOKIE" "$ia") db=$(dir_of "$COOKIE" "$ib")
+mapfile -t ida < <(prog_ids "$da")
+mapfile -t idb < <(prog_ids "$db")
+ip -n "$NS" link del "$A" && ip -n "$NS" link del "$B" || fail "cannot delete devices"
+[ -d "$da" ] && [ -d "$db" ] && log "pins outlive the devices, as expected"
+out=$("$SOJOURN" gc --dry-run)
+[ -d "$da" ] && grep -q "would remove $da (device gone)" <<<"$out" &&
+	pass "gc --dry-run names the gone device's folder and removes nothing" ||
+	fail "gc --dry-run: $out"
+"$SOJOURN" detach "$B" -n "$NS" || fail "detach of a gone device by name"
+[ -d "$db" ] && fail "detach $B (gone) left $db" || pass "detach by the gone device's name removes its pins"
+out=$("$SOJOURN" gc)
+if [ ! -d "$da" ] && grep -q "removed $da (device gone)" <<<"$out"; then
+	pass "gc removed the folder of the deleted device"
+else
+	fail "gc after device deletion: $out"
+fi
+sleep 1	# programs are freed after an RCU grace period
+gone_progs "${ida[@]}" "${idb[@]}" && pass "their programs are unloaded" ||
+	fail "programs ${ida[*]} ${idb[*]} still loaded"
+
+# 4. the live ones stay
+ic=$(ifindex "$NS" "$C") il=$(ifindex "$NS2" "$L")
+[ -d "$(dir_of "$COOKIE" "$ic")" ] && [ -d "$(dir_of "$COOKIE2" "$il")" ] &&
+	[ "$(hooked "$NS" "$C")" = 1 ] && pass "gc left the live attachments alone" ||
+	fail "gc touched a live attachment"
+
+# 2. named namespace deleted
+dc=$(dir_of "$COOKIE" "$ic")
+mapfile -t idc < <(prog_ids "$dc")
+ip netns del "$NS"
+out=$("$SOJOURN" gc)
+if [ ! -d "$dc" ] && grep -q "removed $dc (namespace gone)" <<<"$out"; then
+	pass "gc removed the folder of the deleted namespace"
+else
+	fail "gc after namespace deletion: $out"
+fi
+sleep 1
+gone_progs "${idc[@]}" && pass "its programs are unloaded" || fail "programs ${idc[*]} still loaded"
+[ -d "$(dir_of "$COOKIE2" "$il")" ] && pass "the other namespace's attachment stays" ||
+	fail "gc removed a live namespace's folder"
+
+# 3. a namespace with no name, alive through a process
+unshare -n sleep 300 &
+pid=$!
+sleep 0.3
+nsx() { nsenter --net="/proc/$pid/ns/net" "$@"; }
+nsx ip link add "$P" type veth peer name "${P}p" && nsx ip link set "$P" up &&
+	nsx tc qdisc add dev "$P" root pfifo && nsx "$SOJOURN" attach "$P" ||
+	fail "attach in an unnamed namespace"
+dp=$(nsx "$SOJOURN" show "$P" -j | jq -r '.[0].pin')
+"$SOJOURN" gc >/dev/null
+[ -d "$dp" ] && pass "gc keeps an unnamed namespace's attachment while a process lives in it" ||
+	fail "gc removed $dp while its namespace lives"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
+# the namespace dies asynchronously; its devices with it
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	out=$("$SOJOURN" gc)
+	[ -d "$dp" ] || break
+	sleep 0.5
+done
+[ -d "$dp" ] && fail "gc kept $dp after its namespace died ($out)" ||
+	pass "gc removed it once the namespace died"
+
+[ "$FAILS" = 0 ] || exit 1
+exit 0
