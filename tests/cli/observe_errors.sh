@@ -79,6 +79,6 @@ for c in hist top export; do
 	fi
 done
 
-[ "$fails" = 0 ] && { echo "PASS: observe cli"; exit 0; }
+[ "$fails" = 0 ] && { echo "PASS: observe_errors"; exit 0; }
 echo "FAIL: $fails check(s)"
 exit 1
