@@ -143,6 +143,7 @@ static void sweep_stale_tmp(void)
 int sj_pins_lock(void)
 {
 	static int fd = -1;
+	struct stat st;
 
 	if (fd >= 0)
 		return 0;
@@ -151,6 +152,14 @@ int sj_pins_lock(void)
 	fd = open(SJ_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || flock(fd, LOCK_EX))
 		return sj_err("cannot lock %s: %s", SJ_PIN_ROOT, strerror(errno));
+	/* whoever may write there could plant or swap folders we trust */
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		fd = -1;
+		return sj_err("%s is writable by others or not ours (mode %03o, uid %u): chown root and chmod go-w it",
+			      SJ_PIN_ROOT, (unsigned int)(st.st_mode & 0777),
+			      (unsigned int)st.st_uid);
+	}
 	/* what a killed attach or detach left may still hold a program on a
 	 * device: take it off before anyone attaches a second copy */
 	sweep_stale_tmp();

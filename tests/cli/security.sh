@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Security of the pins and of unprivileged use:
+#  1. every pin of an attachment is 0600 or stricter, its folder and
+#     /sys/fs/bpf/sojourn are root's and not writable by group or others;
+#  2. a /sys/fs/bpf/sojourn others may write is refused, in one line (in a
+#     private mount namespace with a bpffs of its own: the host's pins stay);
+#  3. as nobody, and as root without CAP_BPF+CAP_SYS_ADMIN, CAP_NET_ADMIN or
+#     CAP_PERFMON+CAP_SYS_ADMIN, every command refuses in one line and
+#     leaves nothing: no folder, no program, no clsact qdisc.
+# Exit 0 pass, 1 fail, 77 skip.
+
+# shellcheck source=SCRIPTDIR/../e2e/fault_lib.sh
+. "$(dirname "$0")/../e2e/fault_lib.sh"
+fl_require setpriv unshare stat
+
+NS=sjs$$ DEV=sa$$
+cleanup() {
+	timeout 10 "$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
+	ip netns del "$NS" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fl_ns "$NS" "$DEV" || { echo "FAIL: cannot build namespace"; exit 1; }
+COOKIE=$(fl_cookie "$NS" "$DEV") || { echo "FAIL: plain attach/detach"; exit 1; }
+
+# 1. modes
+"$SOJOURN" attach "$DEV" -n "$NS" || fail "attach"
+dir=$PIN_ROOT/$COOKIE-$(ifindex "$NS" "$DEV")-egress
+loose=$(find "$dir" -mindepth 1 \( -perm /077 -o ! -user root \) -printf '%f %m %u; ')
+n=$(find "$dir" -mindepth 1 | wc -l)
+[ "$n" -gt 5 ] && [ -z "$loose" ] && pass "all $n pins are 0600 or stricter, root's" ||
+	fail "pins open to others: $loose ($n pins)"
+for d in "$PIN_ROOT" "$dir"; do
+	m=$(stat -c '%a %U' "$d")
+	case $m in
+	*' root') [ $((0$(cut -d' ' -f1 <<<"$m") & 022)) = 0 ] &&
+		pass "$d is $m: not writable by group or others" ||
+		fail "$d is $m" ;;
+	*) fail "$d is $m" ;;
+	esac
+done
+"$SOJOURN" detach "$DEV" -n "$NS" || fail "detach"
+
+# 2. a pin root others may write: refused
+err=$(unshare -m --propagation private bash -c '
+	mount -t bpf bpf /sys/fs/bpf || exit 99
+	mkdir -m 0777 /sys/fs/bpf/sojourn && chmod 0777 /sys/fs/bpf/sojourn || exit 99
+	exec "$@"' _ "$SOJOURN" attach "$DEV" -n "$NS" 2>&1)
+rc=$?
+[ "$rc" = 99 ] && skip "cannot mount a private bpffs"
+if [ "$rc" != 0 ] && [ "$(grep -c '' <<<"$err")" = 1 ] && grep -q 'writable by others' <<<"$err"; then
+	pass "a world-writable $PIN_ROOT is refused: $err"
+else
+	fail "world-writable pin root: rc $rc: $err"
+fi
+[ "$(hooked "$NS" "$DEV")$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)" = 00 ] ||
+	fail "refused attach left a program or a clsact qdisc"
+
+# 3. without the privileges
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+declare -A drop=(
+	[nobody]=""
+	[no-bpf]="-bpf,-sys_admin"
+	[no-net_admin]="-net_admin"
+	[no-perfmon]="-perfmon,-sys_admin"
+)
+for who in nobody no-bpf no-net_admin no-perfmon; do
+	if [ "$who" = nobody ]; then
+		run=("${nobody[@]}")
+	else
+		run=(setpriv --bounding-set="${drop[$who]}" --inh-caps="${drop[$who]}")
+	fi
+	for cmd in "attach $DEV" "attach $DEV hook clsact" "change $DEV target 3ms" \
+		   "detach $DEV" "gc"; do
+		args=($cmd)
+		[ "$cmd" = gc ] || args+=(-n "$NS")
+		err=$("${run[@]}" "$SOJOURN" "${args[@]}" 2>&1 >/dev/null)
+		rc=$?
+		lines=$(printf '%s' "$err" | grep -c '')
+		if [ "$rc" != 0 ] && [ "$lines" = 1 ] && grep -q '^sojourn: needs CAP_BPF' <<<"$err"; then
+			pass "$who: '$cmd' refuses in one line"
+		else
+			fail "$who: '$cmd': rc $rc, $lines lines: $err"
+		fi
+		f=$(folders "$NS" "$DEV") h=$(hooked "$NS" "$DEV")
+		q=$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)
+		[ "$f$h$q" = 000 ] || fail "$who: after '$cmd': folders $f, programs $h, clsact $q"
+	done
+done
+
+[ "$FAILS" = 0 ] || exit 1
+exit 0
