@@ -14,7 +14,8 @@
 #
 # Environment: QUICK=1 (short runs), RATES, SYSTEMS, LOADS, REPS, SECS,
 # IDLE, NAME (results prefix, default host), RAW (raw data directory), OUT
-# (results directory), REF (another run's RAW whose fq_codel is a reference).
+# (results directory), REF (another run's RAW whose fq_codel is a reference),
+# SJ_ATTACH (extra `sojourn attach` words, e.g. "hook clsact"), ANALYZE=0.
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/net.sh
@@ -62,6 +63,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 sj() { timeout 15 "$SOJOURN" "$@"; }
+SJ_ATTACH=${SJ_ATTACH:-}
 
 # sys_up SYSTEM RATE: the router's shaping, both directions
 sys_up() {
@@ -74,15 +76,26 @@ sys_up() {
 		tbf)	inr tc qdisc replace dev "$d" root tbf rate "$r" \
 				burst 32kb limit 1514000 ;;
 		sojourn) htb_leaf "$NS_R" "$d" "$r" &&
-			sj attach "$d" -n "$NS_R" >/dev/null ;;
+			sj attach "$d" $SJ_ATTACH -n "$NS_R" >/dev/null ;;
 		sojourn_fair) htb_leaf "$NS_R" "$d" "$r" &&
-			sj attach "$d" fair -n "$NS_R" >/dev/null ;;
+			sj attach "$d" fair $SJ_ATTACH -n "$NS_R" >/dev/null ;;
+		# the kernel's AQMs (the VM run): leaves of the same HTB, with
+		# ECN as sojourn has it; cake shapes by itself, as deployed
+		fq_codel) htb_leaf "$NS_R" "$d" "$r" fq_codel ;;
+		codel)	htb_leaf "$NS_R" "$d" "$r" codel ecn ;;
+		sfq)	htb_leaf "$NS_R" "$d" "$r" sfq perturb 10 ;;
+		red)	htb_leaf "$NS_R" "$d" "$r" red limit 1514000 \
+				min 30000 max 90000 avpkt 1514 bandwidth "$r" \
+				adaptive ecn ;;
+		cake)	inr tc qdisc replace dev "$d" root cake bandwidth "$r" ;;
 		# no qdisc: uploads leave the router's WAN side, downloads
 		# arrive on it; police (this kernel has no fq to pace)
 		sojourn_rate)
 			[ "$d" = "$DEV_RS" ] || continue
-			sj attach "$d" egress rate "$r" -n "$NS_R" >/dev/null &&
-			sj attach "$d" ingress rate "$r" -n "$NS_R" >/dev/null ;;
+			sj attach "$d" egress rate "$r" $SJ_ATTACH -n "$NS_R" \
+				>/dev/null &&
+			sj attach "$d" ingress rate "$r" $SJ_ATTACH -n "$NS_R" \
+				>/dev/null ;;
 		*)	die "unknown system $s" ;;
 		esac || return 1
 	done
@@ -246,4 +259,5 @@ for rate in $RATES; do
 	tail -1 "$RAW/$rate/delayline.out" >"$RAW/$rate/delayline.stats"
 	net_down
 done
-python3 "$BENCH/analyze.py" "$RAW" "${OUT:-$BENCH/results}" "$NAME" ${REF:+"$REF"}
+[ "${ANALYZE:-1}" = 0 ] ||
+	python3 "$BENCH/analyze.py" "$RAW" "${OUT:-$BENCH/results}" "$NAME" ${REF:+"$REF"}

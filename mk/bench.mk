@@ -30,3 +30,11 @@ bench-cost: $(OUTPUT)/cost $(OUTPUT)/floor.bpf.o
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
 	$(Q)QUICK=$(QUICK) nice -n 10 bench/rrul.sh
+
+# the VM run needs qemu and busybox-static, which `make check` does not:
+# installed here, not through DEB_PKGS
+VM_PKGS := qemu-system-x86 busybox-static kmod
+bench-vm: deps
+	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(VM_PKGS)"
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
+	$(Q)QUICK=$(QUICK) bench/vm.sh
