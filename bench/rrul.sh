@@ -15,7 +15,8 @@
 # Environment: QUICK=1 (short runs), RATES, SYSTEMS, LOADS, REPS, SECS,
 # IDLE, NAME (results prefix, default host), RAW (raw data directory), OUT
 # (results directory), REF (another run's RAW whose fq_codel is a reference),
-# SJ_ATTACH (extra `sojourn attach` words, e.g. "hook clsact"), ANALYZE=0.
+# SJ_ATTACH (extra `sojourn attach` words, e.g. "hook clsact"), ANALYZE=0,
+# SS_PERIOD (s between srtt samples, 0.5).
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/net.sh
@@ -33,6 +34,8 @@ NAME=${NAME:-host}
 RAW=${RAW:-/var/tmp/sojourn-bench/$NAME}
 WARMUP=${WARMUP:-$(( SECS >= 20 ? 5 : 2 ))}	# slow start: no srtt samples
 HZ=20
+SS_PERIOD=${SS_PERIOD:-0.5}
+SS_MS=$(awk -v p="$SS_PERIOD" 'BEGIN { print int(p * 1000) }')
 PORT_UP=5201 PORT_DOWN=5202 PORT_IRTT=5300
 
 net_require iperf3 irtt jq
@@ -166,7 +169,7 @@ srtt_sample() {
 # one_run RATE SYSTEM LOAD REP
 one_run() {
 	local rate=$1 sys=$2 load=$3 rep=$4 tag cpu0 cpu1 cg0 cg1 t0 t1 ceu cec
-	local pids="" i
+	local pids="" now
 	tag="$RAW/$rate/$sys.$load.$rep"
 	rm -f "$tag".*
 	if ! sys_up "$sys" "$rate" 2>"$tag.err"; then
@@ -199,10 +202,15 @@ one_run() {
 		pids="$pids $!" ;;
 	esac
 	probes "$tag.load" "$SECS"
+	# srtt every SS_PERIOD s from WARMUP on, bounded by the clock: where
+	# sampling is slow (TCG) there are fewer samples, never a longer run
 	: >"$tag.srtt"
-	for i in $(seq $((SECS * 2 - 1))); do
-		sleep 0.5
-		[ "$i" -gt $((WARMUP * 2)) ] && srtt_sample "$tag.srtt"
+	now=$(date +%s%N)
+	while [ $(( (now - t0) / 1000000 )) -lt $(( SECS * 1000 - SS_MS )) ]; do
+		sleep "$SS_PERIOD"
+		now=$(date +%s%N)
+		[ $(( (now - t0) / 1000000000 )) -ge "$WARMUP" ] &&
+			srtt_sample "$tag.srtt"
 	done
 	# shellcheck disable=SC2086
 	wait $pids $PROBE_PIDS

@@ -124,7 +124,7 @@ DELAYLINE="$VMDIR/delayline" bench/capacity.sh >/tmp/out/capacity 2>&1
 echo "guest capacity: \$(tail -1 /tmp/out/capacity)"
 SOJOURN="$VMDIR/sojourn" DELAYLINE="$VMDIR/delayline" SJ_ATTACH="hook clsact" \\
 RATES="$RATES" SYSTEMS="$SYSTEMS" LOADS="$LOADS" REPS=$REPS SECS=$SECS \\
-IDLE=$IDLE NAME=$NAME RAW=/tmp/out/raw ANALYZE=0 bench/rrul.sh
+IDLE=$IDLE NAME=$NAME RAW=/tmp/out/raw ANALYZE=0 SS_PERIOD=1 bench/rrul.sh
 echo "rc \$?" >/tmp/out/rc
 EOF
 
