@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What the egress program costs per packet, against the floor (parse and
- * count only, bench/floor.bpf.c), as the flow table grows to 1M flows.
- * Both run through BPF_PROG_TEST_RUN; nothing is attached.  The figure is
- * opts.duration, the kernel's own ns per run over `repeat` runs.
+ * What the egress (tc) and ingress (XDP, rate mode) programs cost per
+ * packet, each against its floor (parse and count only, bench/floor.bpf.c),
+ * as the flow table grows to 1M flows.  All run through BPF_PROG_TEST_RUN;
+ * nothing is attached.  The figure is opts.duration, the kernel's own ns
+ * per run over `repeat` runs.  The dequeue tracepoint cannot be test-run:
+ * bench/live.sh measures it under real traffic.
  *
  * Prints a markdown table; SKIP (exit 0) without root or BPF.
  */
@@ -29,6 +31,7 @@
 
 #include "sojourn.h"
 #include "sojourn.skel.h"
+#include "sojourn_xdp.skel.h"
 
 #define FLOOR_OBJ	"build/floor.bpf.o"
 #define FLOWS_MAX	((1u << 20) + 65536)
@@ -46,7 +49,13 @@ struct frame {
 	__u32 len;
 };
 
-static int egress_fd, floor_fd, flows_fd, stats_fd, ncpu;
+/* measured in pairs: a floor, then the program it is the floor of */
+enum { FLOOR_TC, EGRESS, FLOOR_XDP, XDP, NPROGS };
+static const char *const prog_name[NPROGS] = { "tc floor", "egress",
+					       "XDP floor", "XDP ingress" };
+static int prog_fd[NPROGS], prog_ret[NPROGS] = { SJ_ACT_NEXT, SJ_ACT_NEXT,
+						 XDP_PASS, XDP_PASS };
+static int flows_fd, xflows_fd, stats_fd, ncpu;
 
 static struct sj_flow_key flow_key(__u32 i)
 {
@@ -102,7 +111,7 @@ static void die(const char *what, int err)
 }
 
 /* ns per packet, as the kernel measured it */
-static __u32 run(int prog, const struct frame *f, __u32 repeat)
+static __u32 run(int p, const struct frame *f, __u32 repeat)
 {
 	__u8 out[sizeof(f->b) + 64];
 	LIBBPF_OPTS(bpf_test_run_opts, o,
@@ -113,11 +122,11 @@ static __u32 run(int prog, const struct frame *f, __u32 repeat)
 		.repeat = repeat,
 	);
 
-	if (bpf_prog_test_run_opts(prog, &o))
+	if (bpf_prog_test_run_opts(prog_fd[p], &o))
 		die("test_run", errno);
-	if ((int)o.retval != SJ_ACT_NEXT) {
-		fprintf(stderr, "cost: verdict %d, want %d\n", (int)o.retval,
-			SJ_ACT_NEXT);
+	if ((int)o.retval != prog_ret[p]) {
+		fprintf(stderr, "cost: %s verdict %d, want %d\n", prog_name[p],
+			(int)o.retval, prog_ret[p]);
 		exit(1);
 	}
 	return o.duration;
@@ -136,8 +145,8 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Adds flows [from, to) to the table */
-static void populate(__u32 from, __u32 to)
+/* Adds flows [from, to) to the table fd */
+static void populate(int fd, __u32 from, __u32 to)
 {
 	static struct sj_flow_key keys[CHUNK];
 	static struct sj_flow vals[CHUNK];
@@ -156,16 +165,16 @@ static void populate(__u32 from, __u32 to)
 			vals[j] = (struct sj_flow){ .first_seen_ns = now,
 						    .last_seen_ns = now };
 		}
-		if (bpf_map_update_batch(flows_fd, keys, vals, &cnt, &bo) == 0)
+		if (bpf_map_update_batch(fd, keys, vals, &cnt, &bo) == 0)
 			continue;
 		for (__u32 j = 0; j < n; j++)	/* no batch ops: one by one */
-			if (bpf_map_update_elem(flows_fd, &keys[j], &vals[j], 0))
+			if (bpf_map_update_elem(fd, &keys[j], &vals[j], 0))
 				die("populate flows", errno);
 	}
 }
 
-/* Flows among [0, n) not in the table (LRU evictions) */
-static __u32 missing(__u32 n)
+/* Flows among [0, n) not in the table fd (LRU evictions) */
+static __u32 missing(int fd, __u32 n)
 {
 	struct sj_flow v;
 	__u32 miss = 0;
@@ -173,7 +182,7 @@ static __u32 missing(__u32 n)
 	for (__u32 i = 0; i < n; i++) {
 		struct sj_flow_key k = flow_key(i);
 
-		if (bpf_map_lookup_elem(flows_fd, &k, &v))
+		if (bpf_map_lookup_elem(fd, &k, &v))
 			miss++;
 	}
 	return miss;
@@ -210,6 +219,7 @@ static unsigned long long memlock(int fd)
 	return m;
 }
 
+/* the defaults; rate mode at the highest rate, so nothing queues */
 static void write_settings(int fd)
 {
 	struct sj_settings s = {
@@ -222,6 +232,9 @@ static void write_settings(int fd)
 		},
 		.target_ns = 5000000,
 		.interval_ns = 100000000,
+		.rate_Bps = SJ_MAX_RATE_BPS,
+		.burst_bytes = SJ_DEFAULT_BURST_BYTES,
+		.horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL,
 	};
 	__u32 zero = 0;
 
@@ -232,56 +245,49 @@ static void write_settings(int fd)
 }
 
 struct result {
-	double floor, egress;		/* warm: median of rounds, ns/pkt */
-	double cold_floor, cold_egress;	/* repeat=1: median of runs */
+	double warm[NPROGS];	/* median of rounds, ns/pkt */
+	double cold[NPROGS];	/* repeat=1: median of runs */
 };
 
 static void measure(__u32 n, struct result *r)
 {
 	static struct frame frames[NFRAMES], cold[COLD_RUNS];
-	static double ce[COLD_RUNS], cf[COLD_RUNS];
-	double fl[ROUNDS], eg[ROUNDS];
+	static double c[NPROGS][COLD_RUNS];
+	double w[NPROGS][ROUNDS];
 
 	for (int i = 0; i < NFRAMES; i++)
 		flow_frame(n == 1 ? 0 : (__u32)random() % n, &frames[i]);
 	for (int i = 0; i < COLD_RUNS; i++)
 		flow_frame(n == 1 ? 0 : (__u32)random() % n, &cold[i]);
 
-	/* warm up both programs and the frames' flow entries */
-	for (int i = 0; i < NFRAMES; i++) {
-		run(egress_fd, &frames[i], 10);
-		run(floor_fd, &frames[i], 10);
-	}
+	/* warm up the programs and the frames' flow entries */
+	for (int i = 0; i < NFRAMES; i++)
+		for (int p = 0; p < NPROGS; p++)
+			run(p, &frames[i], 10);
 	for (int round = 0; round < ROUNDS; round++) {
-		double se = 0, sf = 0;
+		double sum[NPROGS] = { 0 };
 
-		/* interleaved, the order alternating per frame */
-		for (int i = 0; i < NFRAMES; i++) {
-			if ((i + round) & 1) {
-				se += run(egress_fd, &frames[i], REPEAT);
-				sf += run(floor_fd, &frames[i], REPEAT);
-			} else {
-				sf += run(floor_fd, &frames[i], REPEAT);
-				se += run(egress_fd, &frames[i], REPEAT);
+		/* interleaved, the order rotating per frame */
+		for (int i = 0; i < NFRAMES; i++)
+			for (int k = 0; k < NPROGS; k++) {
+				int p = (k + i + round) % NPROGS;
+
+				sum[p] += run(p, &frames[i], REPEAT);
 			}
-		}
-		eg[round] = se / NFRAMES;
-		fl[round] = sf / NFRAMES;
+		for (int p = 0; p < NPROGS; p++)
+			w[p][round] = sum[p] / NFRAMES;
 	}
-	r->egress = median(eg, ROUNDS);
-	r->floor = median(fl, ROUNDS);
+	for (int p = 0; p < NPROGS; p++)
+		r->warm[p] = median(w[p], ROUNDS);
 
-	for (int i = 0; i < COLD_RUNS; i++) {
-		if (i & 1) {
-			ce[i] = run(egress_fd, &cold[i], 1);
-			cf[i] = run(floor_fd, &cold[i], 1);
-		} else {
-			cf[i] = run(floor_fd, &cold[i], 1);
-			ce[i] = run(egress_fd, &cold[i], 1);
+	for (int i = 0; i < COLD_RUNS; i++)
+		for (int k = 0; k < NPROGS; k++) {
+			int p = (k + i) % NPROGS;
+
+			c[p][i] = run(p, &cold[i], 1);
 		}
-	}
-	r->cold_egress = median(ce, COLD_RUNS);
-	r->cold_floor = median(cf, COLD_RUNS);
+	for (int p = 0; p < NPROGS; p++)
+		r->cold[p] = median(c[p], COLD_RUNS);
 }
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt,
@@ -292,39 +298,63 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static double field(const struct result *r, size_t off)
+/* One markdown table: each program against its floor; base: 1k-flow row */
+static void print_table(const struct result *res, int cold, int decimals,
+			size_t base)
 {
-	return *(const double *)((const char *)r + off);
+	printf("| flows | tc floor | egress | egress/floor | egress vs 1k "
+	       "| XDP floor | XDP ingress | XDP/floor | XDP vs 1k |\n");
+	printf("|------:|---------:|-------:|-------------:|-------------:"
+	       "|----------:|------------:|----------:|----------:|\n");
+	for (size_t c = 0; c < NCOUNTS; c++) {
+		const double *v = cold ? res[c].cold : res[c].warm;
+		const double *b = cold ? res[base].cold : res[base].warm;
+
+		printf("| %u | %.*f | %.*f | %.2f | %.2f | %.*f | %.*f | %.2f "
+		       "| %.2f |\n", counts[c],
+		       decimals, v[FLOOR_TC], decimals, v[EGRESS],
+		       v[EGRESS] / v[FLOOR_TC], v[EGRESS] / b[EGRESS],
+		       decimals, v[FLOOR_XDP], decimals, v[XDP],
+		       v[XDP] / v[FLOOR_XDP], v[XDP] / b[XDP]);
+	}
 }
 
-/* One markdown table of floor against egress; base is the 1k-flow row. */
-static void print_table(const struct result *res, size_t floor_off,
-			size_t egress_off, int decimals, size_t base)
+static void load_floor(struct bpf_object **obj)
 {
-	printf("| flows | floor ns/pkt | egress ns/pkt | ratio egress/floor "
-	       "| egress vs 1k-flow cost |\n");
-	printf("|------:|-------------:|--------------:|-------------------:"
-	       "|-----------------------:|\n");
-	for (size_t c = 0; c < NCOUNTS; c++) {
-		double f = field(&res[c], floor_off), e = field(&res[c], egress_off);
+	struct bpf_program *p;
+	int err;
 
-		printf("| %u | %.*f | %.*f | %.2f | %.2f |\n", counts[c],
-		       decimals, f, decimals, e, e / f,
-		       e / field(&res[base], egress_off));
-	}
+	*obj = bpf_object__open_file(FLOOR_OBJ, NULL);
+	if (!*obj)
+		die("open " FLOOR_OBJ, errno);
+	/* the tracepoint floor belongs to bench/live.sh */
+	p = bpf_object__find_program_by_name(*obj, "floor_dequeue");
+	if (p)
+		bpf_program__set_autoload(p, false);
+	if ((err = bpf_object__load(*obj)))
+		die("load " FLOOR_OBJ, err);
+	p = bpf_object__find_program_by_name(*obj, "floor_parse");
+	if (!p)
+		die("floor_parse", ENOENT);
+	prog_fd[FLOOR_TC] = bpf_program__fd(p);
+	p = bpf_object__find_program_by_name(*obj, "floor_xdp");
+	if (!p)
+		die("floor_xdp", ENOENT);
+	prog_fd[FLOOR_XDP] = bpf_program__fd(p);
 }
 
 int main(void)
 {
 	struct result res[NCOUNTS];
 	struct sojourn_bpf *skel;
+	struct sojourn_xdp *xskel;
 	struct bpf_object *fobj;
-	struct bpf_program *fprog;
 	unsigned long long mem = 0;
-	__u32 have = 0, miss[NCOUNTS];
+	__u32 have = 0, miss[NCOUNTS], xmiss[NCOUNTS];
 	__u64 created0;
 	cpu_set_t cpus;
 	int err, base = -1;
+	size_t last = NCOUNTS - 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (geteuid() != 0) {
@@ -339,41 +369,41 @@ int main(void)
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 
 	skel = sojourn_bpf__open();
-	if (!skel) {
-		printf("SKIP: cannot open the BPF object: %s\n", strerror(errno));
+	xskel = sojourn_xdp__open();
+	if (!skel || !xskel) {
+		printf("SKIP: cannot open the BPF objects: %s\n", strerror(errno));
 		return 0;
 	}
-	err = bpf_map__set_max_entries(skel->maps.flows, FLOWS_MAX);
-	if (err)
+	if ((err = bpf_map__set_max_entries(skel->maps.flows, FLOWS_MAX)) ||
+	    (err = bpf_map__set_max_entries(xskel->maps.flows, FLOWS_MAX)))
 		die("set flows max_entries", err);
 	err = sojourn_bpf__load(skel);
+	if (!err)
+		err = sojourn_xdp__load(xskel);
 	if (err) {
 		printf("SKIP: cannot load sojourn: %s\n", strerror(-err));
 		return 0;
 	}
-	fobj = bpf_object__open_file(FLOOR_OBJ, NULL);
-	if (!fobj)
-		die("open " FLOOR_OBJ, errno);
-	if ((err = bpf_object__load(fobj)))
-		die("load " FLOOR_OBJ, err);
-	fprog = bpf_object__find_program_by_name(fobj, "floor_parse");
-	if (!fprog)
-		die("floor_parse", ENOENT);
+	load_floor(&fobj);
 
-	egress_fd = bpf_program__fd(skel->progs.sojourn_egress);
-	floor_fd = bpf_program__fd(fprog);
+	prog_fd[EGRESS] = bpf_program__fd(skel->progs.sojourn_egress);
+	prog_fd[XDP] = bpf_program__fd(xskel->progs.sojourn_xdp);
 	flows_fd = bpf_map__fd(skel->maps.flows);
+	xflows_fd = bpf_map__fd(xskel->maps.flows);
 	stats_fd = bpf_map__fd(skel->maps.stats);
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0)
 		die("libbpf_num_possible_cpus", ncpu);
 	write_settings(bpf_map__fd(skel->maps.settings));
+	write_settings(bpf_map__fd(xskel->maps.settings));
 
 	created0 = flows_created();
 	for (size_t c = 0; c < NCOUNTS; c++) {
-		populate(have, counts[c]);
+		populate(flows_fd, have, counts[c]);
+		populate(xflows_fd, have, counts[c]);
 		have = counts[c];
-		miss[c] = missing(have);
+		miss[c] = missing(flows_fd, have);
+		xmiss[c] = missing(xflows_fd, have);
 		measure(counts[c], &res[c]);
 		if (counts[c] == 1000)
 			base = c;
@@ -384,33 +414,38 @@ int main(void)
 
 	printf("\nCost per packet, BPF_PROG_TEST_RUN opts.duration (kernel ns), "
 	       "%d frames x repeat %d, median of %d rounds, IPv4/TCP, "
-	       "flows map max_entries %u\n\n", NFRAMES, REPEAT, ROUNDS,
-	       FLOWS_MAX);
-	print_table(res, offsetof(struct result, floor),
-		    offsetof(struct result, egress), 1, base);
+	       "flows map max_entries %u; XDP ingress in rate mode at %llu "
+	       "bytes/s (nothing queues)\n\n", NFRAMES, REPEAT, ROUNDS,
+	       FLOWS_MAX, (unsigned long long)SJ_MAX_RATE_BPS);
+	print_table(res, 0, 1, base);
 	printf("\nrepeat=1, a different random flow per run, median of %d "
 	       "runs (entries mostly cold in cache; includes the kernel's "
 	       "timer read):\n\n", COLD_RUNS);
-	print_table(res, offsetof(struct result, cold_floor),
-		    offsetof(struct result, cold_egress), 0, base);
+	print_table(res, 1, 0, base);
 
-	printf("\nflows map memory at 1M flows (fdinfo memlock): %llu bytes "
-	       "(%.1f MiB)\n", mem, mem / 1048576.0);
-	printf("flows missing from the table after populating:");
+	printf("\nflows map memory at 1M flows (fdinfo memlock, one map; each "
+	       "attachment has its own): %llu bytes (%.1f MiB)\n", mem,
+	       mem / 1048576.0);
+	printf("flows missing from the tables after populating (egress, XDP):");
 	for (size_t c = 0; c < NCOUNTS; c++)
-		printf(" %u@%u", miss[c], counts[c]);
+		printf(" %u/%u@%u", miss[c], xmiss[c], counts[c]);
 	printf("\nflows created by egress during measurement: %llu "
 	       "(0: every packet hit a populated entry)\n",
 	       (unsigned long long)(flows_created() - created0));
 
-	printf("\ntargets: egress <= 1.3x floor: %s; "
-	       "1M-flow cost within 1.2x of 1k-flow cost: %s\n",
-	       res[NCOUNTS - 1].egress <= 1.3 * res[NCOUNTS - 1].floor &&
-	       res[0].egress <= 1.3 * res[0].floor ? "met" : "NOT met",
-	       res[NCOUNTS - 1].egress <= 1.2 * res[base].egress ?
-	       "met" : "NOT met");
+	printf("\ntargets (warm): egress <= 1.3x floor: %s (%.2f at 1, %.2f "
+	       "at 1M); 1M-flow cost within 1.2x of 1k-flow cost: %s (%.2f)\n",
+	       res[last].warm[EGRESS] <= 1.3 * res[last].warm[FLOOR_TC] &&
+	       res[0].warm[EGRESS] <= 1.3 * res[0].warm[FLOOR_TC] ?
+	       "met" : "NOT met",
+	       res[0].warm[EGRESS] / res[0].warm[FLOOR_TC],
+	       res[last].warm[EGRESS] / res[last].warm[FLOOR_TC],
+	       res[last].warm[EGRESS] <= 1.2 * res[base].warm[EGRESS] ?
+	       "met" : "NOT met",
+	       res[last].warm[EGRESS] / res[base].warm[EGRESS]);
 
 	bpf_object__close(fobj);
+	sojourn_xdp__destroy(xskel);
 	sojourn_bpf__destroy(skel);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
 #include "sojourn.h"
 #include "parse.h"
 
@@ -30,4 +31,41 @@ int floor_parse(struct __sk_buff *skb)
 	if (n)
 		(*n)++;
 	return SJ_ACT_NEXT;
+}
+
+/* The same floor at XDP, for the ingress program */
+SEC("xdp")
+int floor_xdp(struct xdp_md *ctx)
+{
+	struct sj_pkt pkt;
+	__u32 kind = sj_parse((void *)(long)ctx->data,
+			      (void *)(long)ctx->data_end, &pkt);
+	__u64 *n = bpf_map_lookup_elem(&floor_kinds, &kind);
+
+	if (n)
+		(*n)++;
+	return XDP_PASS;
+}
+
+/*
+ * The floor at the dequeue tracepoint: what any program there pays to run
+ * for every transmitted packet and leave when the device is not its own
+ * (bench/live.sh attaches it next to sojourn_dequeue and reads both
+ * programs' run time from bpf_stats).
+ */
+const volatile __u32 floor_ifindex = 0;
+
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(floor_dequeue, const struct sk_buff *skb,
+	     const struct net_device *dev)
+{
+	__u32 kind = SJ_PKT_NON_IP;
+	__u64 *n;
+
+	if (dev->ifindex != floor_ifindex)
+		return 0;
+	n = bpf_map_lookup_elem(&floor_kinds, &kind);
+	if (n)
+		(*n)++;
+	return 0;
 }

@@ -20,12 +20,19 @@ $(OUTPUT)/floor.bpf.o: bench/floor.bpf.c $(wildcard include/*.h) vmlinux.h | $(O
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/cost: bench/cost.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
+$(OUTPUT)/cost: bench/cost.c $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h $(HEADERS) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
 
-bench-cost: $(OUTPUT)/cost $(OUTPUT)/floor.bpf.o
-	$(Q)$(OUTPUT)/cost
+$(OUTPUT)/live: bench/live.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+# test-run costs, then the attached programs under real traffic and the
+# router's throughput with and without sojourn (bench/live.sh)
+bench-cost: all $(OUTPUT)/cost $(OUTPUT)/live $(OUTPUT)/floor.bpf.o
+	$(Q)nice -n 10 $(OUTPUT)/cost
+	$(Q)nice -n 10 bench/live.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
