@@ -177,7 +177,8 @@ def cell(rs, k, d=1):
 def ratio(a, b):
     if a != a or b != b or b == 0:
         return "-"
-    return f"{a / b:.2f}"
+    r = a / b
+    return f"{r:.2f}" if abs(r) >= 0.1 else f"{r:.3f}"
 
 
 def sort_key(s):
