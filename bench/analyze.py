@@ -204,11 +204,12 @@ def plots(runs, out, name, rates, loads, systems):
         for load in loads:
             f = os.path.join(tmp, f"scatter-{rate}-{load}.dat")
             with open(f, "w") as w:
+                cap = rate_key(rate) * (2 if load == "both" else 1)
                 for s in systems:
                     rs = runs.get((rate, load, s))
-                    if rs:
+                    if rs and cap:
                         w.write(f"{med(rs, 'udp_rise99'):.3f} "
-                                f"{med(rs, 'goodput'):.3f} {s}\n")
+                                f"{100 * med(rs, 'goodput') / cap:.2f} {s}\n")
             lines.append(f"'{f}' using 1:2 with points pt 7 ps 1.5 title '{load}', "
                          f"'{f}' using 1:2:3 with labels offset 1,0.6 "
                          f"font ',8' notitle")
@@ -217,7 +218,7 @@ def plots(runs, out, name, rates, loads, systems):
                 f"set title 'Goodput vs latency, {rate}: one point per system "
                 "(median of repetitions)'\n"
                 "set xlabel 'UDP probe RTT rise under load, p99 (ms, log)'\n"
-                "set ylabel 'goodput, all bulk flows (Mbit/s)'\n"
+                "set ylabel 'goodput, % of the shaped rate x directions loaded'\n"
                 "set logscale x\nset grid\nset key top left\n"
                 "plot " + ", ".join(lines) + "\n")
         made.append(png)
