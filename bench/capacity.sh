@@ -6,7 +6,7 @@
 # goodput of 4 cubic flows up for SECS s.  Prints one `key value` line.
 # The VM run calls it first, so its report says what TCG could carry.
 BENCH=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib/net.sh
+# shellcheck source=SCRIPTDIR/lib/net.sh
 . "$BENCH/lib/net.sh"
 net_require iperf3 jq
 SECS=${SECS:-8}

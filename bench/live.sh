@@ -130,7 +130,7 @@ one_tp() {
 	echo "$gbit $cpu $pps"
 }
 : >"/tmp/$ID.tp"
-for rep in $(seq "$REPS"); do
+for _ in $(seq "$REPS"); do
 	for mode in none sojourn; do
 		echo "$mode $(one_tp "$mode")" >>"/tmp/$ID.tp"
 	done

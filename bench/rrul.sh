@@ -19,7 +19,7 @@
 # SS_PERIOD (s between srtt samples, 0.5).
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib/net.sh
+# shellcheck source=SCRIPTDIR/lib/net.sh
 . "$BENCH/lib/net.sh"
 
 if [ -n "$QUICK" ] && [ "$QUICK" != 0 ]; then
@@ -66,7 +66,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 sj() { timeout 15 "$SOJOURN" "$@"; }
-SJ_ATTACH=${SJ_ATTACH:-}
+read -r -a SJA <<<"${SJ_ATTACH:-}"	# extra attach words
 
 # sys_up SYSTEM RATE: the router's shaping, both directions
 sys_up() {
@@ -79,9 +79,9 @@ sys_up() {
 		tbf)	inr tc qdisc replace dev "$d" root tbf rate "$r" \
 				burst 32kb limit 1514000 ;;
 		sojourn) htb_leaf "$NS_R" "$d" "$r" &&
-			sj attach "$d" $SJ_ATTACH -n "$NS_R" >/dev/null ;;
+			sj attach "$d" "${SJA[@]}" -n "$NS_R" >/dev/null ;;
 		sojourn_fair) htb_leaf "$NS_R" "$d" "$r" &&
-			sj attach "$d" fair $SJ_ATTACH -n "$NS_R" >/dev/null ;;
+			sj attach "$d" fair "${SJA[@]}" -n "$NS_R" >/dev/null ;;
 		# the kernel's AQMs (the VM run): leaves of the same HTB, with
 		# ECN as sojourn has it; cake shapes by itself, as deployed
 		fq_codel) htb_leaf "$NS_R" "$d" "$r" fq_codel ;;
@@ -95,9 +95,9 @@ sys_up() {
 		# arrive on it; police (this kernel has no fq to pace)
 		sojourn_rate)
 			[ "$d" = "$DEV_RS" ] || continue
-			sj attach "$d" egress rate "$r" $SJ_ATTACH -n "$NS_R" \
+			sj attach "$d" egress rate "$r" "${SJA[@]}" -n "$NS_R" \
 				>/dev/null &&
-			sj attach "$d" ingress rate "$r" $SJ_ATTACH -n "$NS_R" \
+			sj attach "$d" ingress rate "$r" "${SJA[@]}" -n "$NS_R" \
 				>/dev/null ;;
 		*)	die "unknown system $s" ;;
 		esac || return 1

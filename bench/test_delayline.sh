@@ -8,7 +8,7 @@
 #  - at a 100 Mbit/s HTB bottleneck on the router, 4 TCP flows still get
 #    >= 90 Mbit/s and the delay line loses nothing: it is not the bottleneck.
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=lib/net.sh
+# shellcheck source=SCRIPTDIR/lib/net.sh
 . "$root/bench/lib/net.sh"
 net_require iperf3 irtt jq
 DELAY_MS=20 DELAY_RULES="5399=50"

@@ -106,10 +106,9 @@ net_up() {
 # delayline_stop: stop the delay line; its statistics line is then the
 # last line of $WORK/delayline.out
 delayline_stop() {
-	local i
 	[ -n "$DELAYLINE_PID" ] || return 1
 	kill -TERM "$DELAYLINE_PID" 2>/dev/null
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		kill -0 "$DELAYLINE_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -118,8 +117,7 @@ delayline_stop() {
 
 # wait_listen NS PROTO PORT: until a socket listens there (t or u)
 wait_listen() {
-	local i
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		ip netns exec "$1" ss -Han"$2" "sport = :$3" | grep -q . && return 0
 		sleep 0.1
 	done
