@@ -59,3 +59,16 @@ tests: $(OUTPUT)/tcx_query
 $(OUTPUT)/tcx_query: tests/prog/tcx_query.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+# the flood test's sender: a new 5-tuple every packet
+EXTRA_BINS += $(OUTPUT)/sj_flood
+tests: $(OUTPUT)/sj_flood
+$(OUTPUT)/sj_flood: tests/prog/flood.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+# the long runs, not part of check: the full flood, then 10 minutes of churn
+.PHONY: soak
+soak: all $(OUTPUT)/sj_flood $(OUTPUT)/tcx_query
+	$(Q)SECS=60 FLOWS=2000000 nice -n 10 tests/e2e/flood.sh
+	$(Q)nice -n 10 tests/soak/churn.sh
