@@ -32,7 +32,7 @@ LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(OUTPUT)/loader/%.o,$(LOADER_SRCS))
 HEADERS   := $(wildcard include/*.h) $(wildcard loader/*.h)
 UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
-	      $(OUTPUT)/test_vqueue $(OUTPUT)/test_rate
+	      $(OUTPUT)/test_vqueue $(OUTPUT)/test_rate $(OUTPUT)/test_fair
 # mk/*.mk: one fragment per concern (observability, fleet, bench, fuzz);
 # each may add to DEB_PKGS, UNIT_TESTS, LDLIBS and define its own targets
 EXTRA_BINS :=
@@ -76,6 +76,10 @@ $(OUTPUT)/test_codel: tests/unit/test_codel.c include/codel.h | $(OUTPUT)
 $(OUTPUT)/test_rate: tests/prog/test_rate.c $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h $(HEADERS) | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+$(OUTPUT)/test_fair: tests/unit/test_fair.c include/fair.h | $(OUTPUT)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 $(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c include/vqueue.h include/codel.h include/sojourn.h | $(OUTPUT)
 	$(call msg,TEST,$@)

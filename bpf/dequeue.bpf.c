@@ -72,6 +72,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	struct codel_params params;
 	struct sj_settings *set;
 	struct sj_stats *st;
+	struct sj_flow *flow;
 	struct sj_queue *q;
 	__u64 stamp, now;
 	codel_time_t sojourn, cnow;
@@ -104,8 +105,11 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	cnow = CODEL_NS(now);
 	len = skb->len;
 	st->dequeued++;
-	sj_observe_sojourn(sj_observe_flow_of(skb->hash),
-			   now > stamp ? now - stamp : 0);
+	flow = sj_observe_flow_of(skb->hash);
+	sj_observe_sojourn(flow, now > stamp ? now - stamp : 0);
+	/* the packet has left: it is no longer its flow's backlog */
+	if (flow)
+		sj_fair_forget(flow, len);
 
 	bpf_spin_lock(&set->lock);
 	params = set->codel;
@@ -113,8 +117,14 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 
 	/* the backlog only matters once sojourn is above target: below it,
 	 * skip the chase through the device's queues */
-	if (!codel_time_before(sojourn, params.target))
+	if (!codel_time_before(sojourn, params.target)) {
 		backlog = sj_qdisc_backlog(dev, txq);
+		/* no flow holds more than the whole queue: this bounds what
+		 * lost dequeues of a busy flow may have left counted */
+		if (flow && backlog != SJ_BACKLOG_UNKNOWN &&
+		    flow->backlog > backlog)
+			flow->backlog = backlog;
+	}
 
 	bpf_spin_lock(&q->lock);
 	if (codel_dequeue(&q->vars, &params, cnow, sojourn, backlog) &&

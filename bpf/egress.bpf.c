@@ -21,6 +21,7 @@
 #include "parse.h"
 #include "rate.bpf.h"
 #include "observe.bpf.h"
+#include "fair.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -29,6 +30,7 @@ const volatile __u32 cfg_mode = SJ_MODE_QUEUE;
 const volatile __u32 cfg_direction = SJ_DIR_EGRESS;
 
 #define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 
 /* Headers we may need when the stack left them outside the linear part */
 #define SJ_PULL_LEN 128
@@ -106,14 +108,89 @@ static __always_inline int sj_take_signal(struct sj_queue *q)
 	return taken;
 }
 
+/*
+ * Fairness at enqueue (include/fair.h): the flow's backlog grows by this
+ * packet; a sparse flow is sent ahead; an unresponsive heavy flow loses
+ * its excess.  Returns 1 when the packet is dropped, and says in *heavy
+ * whether the flow holds more than the mean.
+ */
+static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
+					   struct sj_settings *set,
+					   struct sj_stats *st,
+					   struct sj_flow *flow,
+					   struct sj_queue *q, __u64 now,
+					   int *heavy)
+{
+	__u64 ldelay = CODEL_TO_NS(READ_ONCE(q->vars.ldelay));
+	__u64 backlog = READ_ONCE(flow->backlog), mean;
+	__u32 len = skb->len;
+
+	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
+				      set->target_ns)) {
+		/* what it had queued has left: a new flow, as fq_codel
+		 * counts them; a racing dequeue cannot take it below 0 */
+		backlog = 0;
+		WRITE_ONCE(flow->backlog, 0);
+		st->new_flow_count++;
+	}
+	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
+					    now - flow->recent_at,
+					    set->interval_ns, len);
+	flow->recent_at = now;
+	if (set->sparse_priority && flow->recent_bytes <= set->quantum) {
+		skb->priority = set->sparse_priority;
+		st->sparse_steered++;
+	}
+	mean = READ_ONCE(q->mean_backlog);
+	*heavy = sj_fair_heavy(backlog, mean);
+	if (*heavy) {
+		if (!flow->heavy_since)
+			flow->heavy_since = now;
+		flow->light_since = 0;
+	} else {
+		if (!flow->light_since)
+			flow->light_since = now;
+		flow->heavy_since = 0;
+		flow->signals_heavy = 0;
+	}
+	if (!set->fair)
+		goto admit;
+	/* the mean is the fair share of the flows that answer: those
+	 * judged unresponsive, and what is dropped, stay out of it */
+	/* judged unresponsive: heavy for an interval in spite of signals,
+	 * while the queue stands above target; acquitted after an interval
+	 * of being light */
+	if (*heavy && ldelay > set->target_ns &&
+	    sj_fair_unresponsive(flow->heavy_since, now, set->interval_ns,
+				 flow->signals_heavy) && !flow->drop_p)
+		flow->drop_p = 1;
+	if (flow->drop_p) {
+		if (!*heavy && now - flow->light_since >= set->interval_ns)
+			flow->drop_p = 0;
+		else
+			flow->drop_p = sj_fair_p_step(flow->drop_p, *heavy);
+		if (flow->drop_p && bpf_get_prandom_u32() < flow->drop_p) {
+			st->unresponsive_drops++;
+			__sync_fetch_and_add(&flow->drops, 1);
+			return 1;
+		}
+	}
+admit:
+	if (!flow->drop_p)
+		WRITE_ONCE(q->mean_backlog, sj_fair_mean_step(mean, backlog));
+	__sync_fetch_and_add(&flow->backlog, len);
+	flow->backlog_at = now;
+	return 0;
+}
+
 static __always_inline int sj_real_queue(struct __sk_buff *skb,
 					 struct sj_settings *set,
 					 struct sj_stats *st,
 					 struct sj_flow *flow,
-					 const struct sj_pkt *pkt)
+					 const struct sj_pkt *pkt, __u64 now)
 {
 	struct sj_queue *q;
-	int txq;
+	int txq, heavy = 1;
 
 	sj_observe_enqueue(skb, &pkt->key);
 	txq = sj_txq_of(skb);
@@ -122,6 +199,8 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 	q = bpf_map_lookup_elem(&queues, &txq);
 	if (!q)
 		return SJ_ACT_NEXT;
+	if (flow && sj_fair_enqueue(skb, set, st, flow, q, now, &heavy))
+		return SJ_ACT_DROP;
 
 	/* ldelay is one aligned word: a racy read is a value the queue had */
 	if (pkt->ecn != SJ_ECN_NOT_ECT &&
@@ -132,8 +211,13 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 			__sync_fetch_and_add(&flow->ce_marks, 1);
 	}
 
-	if (!sj_take_signal(q))
+	/* with fairness, a signal waits for a packet of a heavy flow that
+	 * may still answer it: one judged unresponsive has its own dropper */
+	if ((set->fair && (!heavy || (flow && flow->drop_p))) ||
+	    !sj_take_signal(q))
 		return SJ_ACT_NEXT;
+	if (flow && heavy)
+		flow->signals_heavy++;
 	if (set->codel.ecn && pkt->ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, pkt)) {
 		st->ecn_mark++;
 		if (flow)
@@ -141,8 +225,10 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 		return SJ_ACT_NEXT;
 	}
 	st->drops++;
-	if (flow)
+	if (flow) {
 		__sync_fetch_and_add(&flow->drops, 1);
+		sj_fair_forget(flow, skb->len);
+	}
 	return SJ_ACT_DROP;
 }
 
@@ -231,5 +317,5 @@ int sojourn_egress(struct __sk_buff *skb)
 			       kind > SJ_PKT_FRAGMENT);
 	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)
 		return SJ_ACT_NEXT;
-	return sj_real_queue(skb, set, st, flow, &pkt);
+	return sj_real_queue(skb, set, st, flow, &pkt, now);
 }

@@ -97,4 +97,14 @@ static __always_inline struct sj_flow *sj_flow_get(const struct sj_flow_key *key
 	return flow;
 }
 
+/* Takes len bytes off a flow's backlog, never below zero, without a lock:
+ * enqueues add to it on other CPUs at the same time. */
+static __always_inline void sj_fair_forget(struct sj_flow *flow, __u32 len)
+{
+	__u64 old = __sync_fetch_and_sub(&flow->backlog, len);
+
+	if (old < len)	/* went below zero: give back what was not there */
+		__sync_fetch_and_add(&flow->backlog, len - old);
+}
+
 #endif /* SOJOURN_MAPS_BPF_H */

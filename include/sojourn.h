@@ -16,6 +16,7 @@
 #define SJ_DEFAULT_TARGET_US	5000
 #define SJ_DEFAULT_INTERVAL_US	100000
 #define SJ_DEFAULT_ECN		1
+#define SJ_DEFAULT_FAIR		1	/* see README: Fairness */
 
 /* Bounds on what an operator may ask for */
 #define SJ_MIN_TIME_US		1		/* target, interval */
@@ -91,8 +92,21 @@ struct sj_settings {
 	__u64 burst_bytes;	/* credit an idle virtual queue may build up */
 	__u64 horizon_ns;	/* departures further ahead are dropped */
 	__u32 pace;		/* write the departure into skb->tstamp (EDT) */
-	__u32 pad;
+	/* fairness, real-queue mode (include/fair.h) */
+	__u32 fair;		/* signal heavy flows, contain unresponsive */
+	__u32 quantum;		/* a flow holding no more is sparse */
+	__u32 sparse_priority;	/* skb->priority for sparse flows; 0: off */
+	__u32 sparse_mode;	/* enum sj_sparse: what the operator asked */
 };
+
+enum sj_sparse {
+	SJ_SPARSE_OFF = 0,
+	SJ_SPARSE_AUTO = 1,	/* pfifo_fast's band 0 where the root is one */
+	SJ_SPARSE_CLASS = 2,	/* an HTB class the operator names */
+};
+
+/* pfifo_fast puts TC_PRIO_INTERACTIVE in band 0, ahead of the bulk */
+#define SJ_PRIO_INTERACTIVE	6
 
 /*
  * What the packet parser found.  Each kind has its own counter, so nothing
@@ -139,6 +153,16 @@ struct sj_flow {
 	 * the entry small and wrap after 2^32 samples of one bucket */
 	__u64 sojourn_sum_ns;
 	__u32 hist[SJ_HIST_BUCKETS];
+	/* fairness (include/fair.h): bytes of this flow in the queue */
+	__u64 backlog;
+	__u64 backlog_at;	/* last enqueue, ns */
+	__u64 heavy_since;	/* above the mean backlog since, ns; 0: not */
+	__u64 light_since;	/* at or below it since, ns; 0: not */
+	__u64 recent_bytes;	/* sent over about the last interval */
+	__u64 recent_at;
+	__u32 signals_heavy;	/* signals taken while heavy */
+	__u32 drop_p;		/* unresponsive: enqueue drop probability,
+				 * 32-bit fixed point; 0: responsive */
 };
 
 /* Per CPU, summed by the command */
@@ -154,6 +178,10 @@ struct sj_stats {
 	__u64 unmeasured;	/* left without our stamp (e.g. TAI EDT) */
 	__u64 edt_kept;		/* arrived with a future EDT we kept */
 	__u64 kind[SJ_PKT_KINDS];
+	/* fairness (include/fair.h) */
+	__u64 new_flow_count;	/* flows that found no backlog of theirs */
+	__u64 sparse_steered;	/* packets of sparse flows sent ahead */
+	__u64 unresponsive_drops; /* enqueue drops of flows that ignore CoDel */
 };
 
 /*
@@ -170,6 +198,9 @@ struct sj_queue {
 	/* rate mode: when the last admitted packet leaves the virtual queue
 	 * (CLOCK_MONOTONIC ns); shared by all CPUs, moved under `lock` */
 	__u64 departure_ns;
+	/* fairness: the backlog the average arriving packet's flow holds,
+	 * an estimate every CPU nudges without the lock */
+	__u64 mean_backlog;
 };
 
 /* The qdisc keeps no single backlog count we can read (lockless qdiscs) */

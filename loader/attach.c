@@ -186,6 +186,8 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 	__u32 zero = 0;
 
 	sj_tune_to_settings(tune, link->mtu + link->hard_header_len, &set);
+	if (tune->sparse == SJ_SPARSE_AUTO)
+		set.sparse_priority = sj_sparse_auto_priority(root_kind);
 	c->meta.netns_cookie = cookie;
 	c->meta.ifindex = link->ifindex;
 	c->meta.direction = tune->dir;
@@ -331,6 +333,12 @@ int cmd_change(int argc, char **argv)
 			return -1;
 		}
 		sj_tune_to_settings(&tune, set.codel.mtu, &set);
+		if (tune.sparse == SJ_SPARSE_AUTO) {
+			char kind[32] = "";
+
+			sj_root_qdisc_kind(link.ifindex, kind, sizeof(kind));
+			set.sparse_priority = sj_sparse_auto_priority(kind);
+		}
 		err = bpf_map_update_elem(fd, &zero, &set, BPF_F_LOCK);
 	}
 	close(fd);

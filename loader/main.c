@@ -21,11 +21,13 @@ static const struct command {
 	{ "attach", cmd_attach,
 	  "attach DEV [egress|ingress] [rate RATE [burst SIZE] [horizon TIME] [pace]]\n"
 	  "              [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
-	  "              [ecn|noecn] [hook tc|tcx|clsact|xdp] [-n NETNS]" },
+	  "              [ecn|noecn] [fair|nofair] [quantum SIZE]\n"
+	  "              [sparse_class CLASSID|auto|off] [hook tc|tcx|clsact|xdp] [-n NETNS]" },
 	{ "change", cmd_change,
 	  "change DEV [egress|ingress] [rate RATE] [burst SIZE] [horizon TIME]\n"
 	  "              [pace|nopace] [target TIME] [interval TIME]\n"
-	  "              [ce_threshold TIME|off] [ecn|noecn] [-n NETNS]" },
+	  "              [ce_threshold TIME|off] [ecn|noecn] [fair|nofair]\n"
+	  "              [quantum SIZE] [sparse_class CLASSID|auto|off] [-n NETNS]" },
 	{ "detach", cmd_detach, "detach DEV [egress|ingress] [-n NETNS]" },
 	{ "show", cmd_show, "show [DEV] [-s] [-j] [-n NETNS]" },
 	{ "hist", cmd_hist,

@@ -129,6 +129,11 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_u64("dequeued", " dequeued %llu", st.dequeued);
 	out_u64("unmeasured", " unmeasured %llu", st.unmeasured);
 	out_u64("edt_kept", " edt_kept %llu", st.edt_kept);
+	out_text("\n ");
+	out_u64("new_flow_count", " new_flow_count %llu", st.new_flow_count);
+	out_u64("sparse_steered", " sparse_steered %llu", st.sparse_steered);
+	out_u64("unresponsive_drops", " unresponsive_drops %llu",
+		st.unresponsive_drops);
 	out_text("\n  parsed:");
 	out_open_object("parsed");
 	for (i = 0; i < SJ_PKT_KINDS; i++) {
@@ -152,6 +157,33 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_close_object();
 	if (fd >= 0)
 		close(fd);
+}
+
+static void show_fair(const struct sj_settings *set)
+{
+	char buf[32];
+
+	out_bool("fair", " fair", set->fair);
+	if (!set->fair)
+		out_text(" nofair");
+	out_u64("quantum", " quantum %llu", set->quantum);
+	switch (set->sparse_mode) {
+	case SJ_SPARSE_CLASS:
+		snprintf(buf, sizeof(buf), "%x:%x", set->sparse_priority >> 16,
+			 set->sparse_priority & 0xffff);
+		out_str("sparse_class", " sparse_class %s", buf);
+		break;
+	case SJ_SPARSE_AUTO:
+		out_str("sparse_class", " sparse_class %s", "auto");
+		if (set->sparse_priority)
+			out_text(" (pfifo_fast band 0)");
+		else
+			out_text(" (off: the root qdisc has no band ahead; name an HTB class)");
+		break;
+	default:
+		out_str("sparse_class", " sparse_class %s", "off");
+	}
+	out_u64("sparse_priority", "", set->sparse_priority);
 }
 
 static const char *hook_name(const struct sj_meta *meta)
@@ -215,6 +247,7 @@ static int show_one(const char *dir, void *arg)
 	} else {
 		out_str("mode", " mode %s", "queue");
 		out_u64("queues", " queues %llu", meta.num_txq);
+		show_fair(&set);
 	}
 	out_time("target", " target %s", set.target_ns);
 	out_time("interval", " interval %s", set.interval_ns);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdio.h>
 #include <string.h>
 #include "tune.h"
 #include "units.h"
 #include "vqueue.h"
+#include "fair.h"
 
 void sj_tune_defaults(struct sj_tune *t)
 {
@@ -10,6 +12,8 @@ void sj_tune_defaults(struct sj_tune *t)
 	t->target_ns = SJ_DEFAULT_TARGET_US * 1000ULL;
 	t->interval_ns = SJ_DEFAULT_INTERVAL_US * 1000ULL;
 	t->ecn = SJ_DEFAULT_ECN;
+	t->fair = SJ_DEFAULT_FAIR;
+	t->quantum = SJ_DEFAULT_QUANTUM;
 	t->horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL;
 }
 
@@ -23,6 +27,10 @@ void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
 	t->ecn = s->codel.ecn;
 	t->dir = meta->direction;
 	t->mode = meta->mode;
+	t->fair = s->fair;
+	t->quantum = s->quantum;
+	t->sparse = s->sparse_mode;
+	t->sparse_classid = s->sparse_mode == SJ_SPARSE_CLASS ? s->sparse_priority : 0;
 	if (t->mode == SJ_MODE_RATE) {
 		t->rate_Bps = s->rate_Bps;
 		t->burst_bytes = s->burst_bytes;
@@ -51,6 +59,19 @@ static int parse_rate_arg(const char *val, __u64 *Bps)
 		return sj_err("bad rate \"%s\": expected a rate like 20mbit, 1gbit, 500kbit",
 			      val);
 	*Bps = bps / 8;
+	return 0;
+}
+
+/* tc's class handle: hex major:minor, e.g. 1:20 */
+static int parse_classid(const char *val, __u32 *classid)
+{
+	unsigned int maj, min;
+	char end;
+
+	if (!val || sscanf(val, "%x:%x%c", &maj, &min, &end) != 2 ||
+	    maj > 0xffff || min > 0xffff || !maj || !min)
+		return -1;
+	*classid = maj << 16 | min;
 	return 0;
 }
 
@@ -121,6 +142,30 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 			t->pace = 1;
 		} else if (!strcmp(key, "nopace")) {
 			t->pace = 0;
+		} else if (!strcmp(key, "fair")) {
+			t->fair = 1;
+		} else if (!strcmp(key, "nofair")) {
+			t->fair = 0;
+		} else if (!strcmp(key, "quantum")) {
+			__u64 q;
+
+			if (!val || sj_parse_size(val, &q) || q < 64 || q > 65536)
+				return sj_err("bad quantum \"%s\": expected a size from 64b to 64kb",
+					      val ? val : "");
+			t->quantum = q;
+			i++;
+		} else if (!strcmp(key, "sparse_class")) {
+			if (val && !strcmp(val, "off")) {
+				t->sparse = SJ_SPARSE_OFF;
+			} else if (val && !strcmp(val, "auto")) {
+				t->sparse = SJ_SPARSE_AUTO;
+			} else if (parse_classid(val, &t->sparse_classid) == 0) {
+				t->sparse = SJ_SPARSE_CLASS;
+			} else {
+				return sj_err("bad sparse_class \"%s\": expected a class like 1:20, auto or off",
+					      val ? val : "");
+			}
+			i++;
 		} else if (!strcmp(key, "hook") && attach) {
 			if (parse_hook_arg(val, &t->hook))
 				return -1;
@@ -165,6 +210,8 @@ int sj_tune_check(const struct sj_tune *t)
 		return sj_err("hook xdp is for ingress only");
 	if (t->mode != SJ_MODE_RATE)
 		return 0;
+	if (t->sparse != SJ_SPARSE_OFF)
+		return sj_err("sparse_class is for real-queue mode: rate mode has no queue to go ahead in");
 	if (t->rate_Bps * 8 < SJ_MIN_RATE_BPS * 8 || t->rate_Bps > SJ_MAX_RATE_BPS)
 		return sj_err("rate must be between %s and %s",
 			      sj_format_rate(SJ_MIN_RATE_BPS * 8, a, sizeof(a)),
@@ -198,12 +245,22 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 		CODEL_NS(t->ce_threshold_ns) : CODEL_DISABLED_THRESHOLD;
 	s->codel.mtu = mtu;
 	s->codel.ecn = t->ecn;
+	s->fair = t->fair;
+	s->quantum = t->quantum;
+	s->sparse_mode = t->sparse;
+	if (t->sparse == SJ_SPARSE_CLASS)
+		s->sparse_priority = t->sparse_classid;
 	if (t->mode == SJ_MODE_RATE) {
 		s->rate_Bps = t->rate_Bps;
 		s->burst_bytes = burst_of(t);
 		s->horizon_ns = t->horizon_ns;
 		s->pace = t->pace;
 	}
+}
+
+__u32 sj_sparse_auto_priority(const char *root_kind)
+{
+	return !strcmp(root_kind, "pfifo_fast") ? SJ_PRIO_INTERACTIVE : 0;
 }
 
 int sj_dir_arg(int argc, char **argv, enum sj_dir *dir)

@@ -26,6 +26,10 @@ struct sj_tune {
 	__u64 burst_bytes;	/* 0: not given, the default that fits */
 	__u64 horizon_ns;
 	int pace;
+	int fair;
+	__u32 quantum;
+	enum sj_sparse sparse;
+	__u32 sparse_classid;	/* under SJ_SPARSE_CLASS */
 };
 
 void sj_tune_defaults(struct sj_tune *t);
@@ -36,6 +40,9 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach);
 int sj_tune_check(const struct sj_tune *t);
 void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 			 struct sj_settings *s);
+/* sparse auto: the priority that puts sparse flows ahead under this root
+ * qdisc, 0 where none does */
+__u32 sj_sparse_auto_priority(const char *root_kind);
 /* "ingress"/"egress" right after DEV; returns how many words it took */
 int sj_dir_arg(int argc, char **argv, enum sj_dir *dir);
 const char *sj_dir_name(enum sj_dir dir);

@@ -236,8 +236,13 @@ static const char *const rn_stat_names[] = {
 	"packets", "bytes", "drops", "ecn_mark", "ce_mark", "drop_overlimit",
 	"flows_created", "dequeued", "unmeasured", "edt_kept",
 };
+/* the counters after kind[] */
+static const char *const rn_tail_names[] = {
+	"new_flow_count", "sparse_steered", "unresponsive_drops",
+};
 _Static_assert(sizeof(rn_stat_names) / sizeof(rn_stat_names[0]) +
-	       SJ_PKT_KINDS == NSTAT, "a name for every counter");
+	       SJ_PKT_KINDS + sizeof(rn_tail_names) / sizeof(rn_tail_names[0]) ==
+	       NSTAT, "a name for every counter");
 
 static inline const char *rn_stat_name(size_t i, char *buf, size_t n)
 {
@@ -245,6 +250,8 @@ static inline const char *rn_stat_name(size_t i, char *buf, size_t n)
 
 	if (i < nn)
 		return rn_stat_names[i];
+	if (i >= nn + SJ_PKT_KINDS)
+		return rn_tail_names[i - nn - SJ_PKT_KINDS];
 	snprintf(buf, n, "kind[%s]", rn_kind_names[i - nn]);
 	return buf;
 }

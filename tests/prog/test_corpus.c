@@ -98,7 +98,9 @@ static void check_delta(const struct sj_stats *want)
 {
 	char b[48];
 
-	for (size_t i = 0; i < NSTAT; i++) {
+	/* the fairness counters after kind[] depend on earlier frames'
+	 * backlog and on time: the fairness tests judge them */
+	for (size_t i = 0; i < NSTAT - 3; i++) {
 		__u64 got = ((const __u64 *)&res.d)[i];
 		__u64 exp = ((const __u64 *)want)[i];
 

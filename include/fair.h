@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Fairness on a FIFO we do not own.  sojourn sees each packet enter (tc
+ * egress) and leave (the dequeue tracepoint), so it keeps the bytes each
+ * flow holds in the queue: added at enqueue, taken away at dequeue.
+ *
+ * Lost events (a packet the qdisc dropped, a dequeue whose flow we could not
+ * tell, a device reset) would leave bytes counted forever, so a count is
+ * trusted only as long as it is young: whatever a flow enqueued longer ago
+ * than the queue's delay plus one target has left by now, one way or the
+ * other, and its count starts again from zero.  The error of a lost event
+ * lasts one queue delay at most.
+ *
+ * Fair share without counting flows: the mean backlog *as seen by admitted
+ * packets* (an average over packets of their own flow's backlog; packets
+ * of flows judged unresponsive stay out of it).  Flows
+ * send packets in proportion to their rate, and in a FIFO hold backlog in
+ * the same proportion, so n equal flows give total/n, the fair share, while
+ * one flow taking most of the queue pulls the mean up toward itself and
+ * stays above it alone.  A flow above the mean is "heavy":
+ *  - CoDel's signals go to heavy flows only (AFD's idea: act on the flows
+ *    that hold more than their share, not on whoever comes next);
+ *  - a heavy flow that stays heavy for a whole interval although it took
+ *    signals does not respond: it is dropped at enqueue with a probability
+ *    of its own that grows while it stays heavy and shrinks once it is not,
+ *    so it settles where its backlog meets the mean: its fair share (AFD's
+ *    drop-to-the-fair-rate, CHOKe's aim at the flow that hogs the FIFO).
+ *    It stays judged unresponsive until it has been light for an interval;
+ *    a flow that answers CoDel falls below the mean and is never judged.
+ *  - a flow that has sent at most one quantum over the last interval is
+ *    sparse (fq_codel's new flows get one quantum ahead of the rest), and
+ *    may be sent ahead; once it sends more it is not, within one quantum.
+ *    By rate rather than by backlog: on a FIFO kept near its target, each
+ *    of many bulk flows holds about one packet, and would look sparse.
+ * Pure arithmetic, shared by the programs and the unit test.
+ */
+#ifndef SOJOURN_FAIR_H
+#define SOJOURN_FAIR_H
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+#define SJ_DEFAULT_QUANTUM	1514	/* one Ethernet MTU, as fq_codel */
+#define SJ_FAIR_MEAN_SHIFT	6	/* the mean follows 1/64 per packet */
+/* signals a heavy flow takes before it may be judged unresponsive */
+#define SJ_FAIR_SIGNALS		2
+
+/* The flow's count is stale: its last enqueue is older than the queue's
+ * delay plus one target, so everything it counted has left. */
+static __always_inline int sj_fair_stale(__u64 backlog_at, __u64 now,
+					 __u64 ldelay_ns, __u64 target_ns)
+{
+	return backlog_at + ldelay_ns + target_ns < now;
+}
+
+/* One step of the packet-weighted mean toward this packet's flow backlog */
+static __always_inline __u64 sj_fair_mean_step(__u64 mean, __u64 backlog)
+{
+	if (backlog >= mean)
+		return mean + ((backlog - mean) >> SJ_FAIR_MEAN_SHIFT);
+	return mean - ((mean - backlog) >> SJ_FAIR_MEAN_SHIFT);
+}
+
+static __always_inline int sj_fair_heavy(__u64 backlog, __u64 mean)
+{
+	return backlog > mean;
+}
+
+/* Bytes a flow sent over about the last tau: a first-order decay of the
+ * count by the time since it last moved, then this packet's bytes. */
+static __always_inline __u64 sj_fair_recent(__u64 recent, __u64 dt_ns,
+					    __u64 tau_ns, __u32 len)
+{
+	if (dt_ns >= tau_ns)
+		recent = 0;
+	else	/* tau below 2^37 ns (100 s): the product stays in 64 bits */
+		recent -= recent * (dt_ns >> 10) / ((tau_ns >> 10) | 1);
+	return recent + len;
+}
+
+/* Unresponsive: heavy for at least an interval, with signals taken */
+static __always_inline int sj_fair_unresponsive(__u64 heavy_since, __u64 now,
+						__u64 interval_ns, __u32 signals)
+{
+	return heavy_since && now - heavy_since >= interval_ns &&
+	       signals >= SJ_FAIR_SIGNALS;
+}
+
+/* The enqueue drop probability (32-bit fixed point) of an unresponsive
+ * flow, one packet later: up by 1/2^SJ_FAIR_P_SHIFT of the way to 1 while
+ * heavy, down by the same share of itself while not. */
+#define SJ_FAIR_P_SHIFT		7
+
+static __always_inline __u32 sj_fair_p_step(__u32 p, int heavy)
+{
+	if (heavy)
+		return p + ((0xffffffffU - p) >> SJ_FAIR_P_SHIFT);
+	return p - (p >> SJ_FAIR_P_SHIFT) - (p && p < (1U << SJ_FAIR_P_SHIFT));
+}
+
+#endif /* SOJOURN_FAIR_H */

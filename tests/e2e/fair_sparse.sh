@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Sparse flows go ahead.  The router's egress toward the server is HTB with
+# two leaves under 20mbit: 1:10 (the default, where everything lands, 1000
+# packet FIFO) and 1:20 (served first, HTB prio 0).  8 cubic flows fill the
+# link; a 20 Hz UDP probe (irtt) and a 20 Hz ping run beside them.
+#   off     sojourn with sparse_class off: the probes wait in the FIFO
+#           behind the bulk, about CoDel's target or more
+#   1:20    sojourn with sparse_class 1:20: a flow holding at most one
+#           quantum in the queue is steered to 1:20
+# With steering, both probes' p99 rise must stay under 5 ms.
+#
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn irtt
+
+SECS=${SECS:-15}
+cleanup() {
+	[ -e "/run/netns/$NS_R" ] &&
+		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
+	topo_down
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+topo_up 1
+topo_ecn 1 1
+inr tc qdisc replace dev "$DEV_RS" root handle 1: htb default 10 &&
+inr tc class add dev "$DEV_RS" parent 1: classid 1:1 htb rate 20mbit quantum 1514 &&
+inr tc class add dev "$DEV_RS" parent 1:1 classid 1:10 htb rate 18mbit ceil 20mbit \
+	prio 1 quantum 1514 &&
+inr tc class add dev "$DEV_RS" parent 1:1 classid 1:20 htb rate 2mbit ceil 20mbit \
+	prio 0 quantum 1514 &&
+inr tc qdisc add dev "$DEV_RS" parent 1:10 handle 10: pfifo limit 1000 &&
+inr tc qdisc add dev "$DEV_RS" parent 1:20 handle 20: pfifo limit 1000 ||
+	die "cannot build the HTB tree"
+topo_servers 5201
+ins irtt server -b "$IP_S:2112" >/dev/null 2>&1 &
+idle=$(idle_rtt)
+irtt_idle=$(inc irtt client -i 50ms -d 2s -Q -o - "$IP_S:2112" 2>/dev/null |
+	jq '.round_trips[] | .delay.rtt // empty | . / 1e6' | median)
+row "idle RTT ping / irtt (ms)" "$idle / $irtt_idle" "" info
+
+# run TAG: the bulk, the ping (run_load) and irtt; p99 rises in P99_PING P99_UDP
+run() {
+	local tag=$1 udp
+	inc irtt client -i 50ms -d "${SECS}s" -Q -o - "$IP_S:2112" \
+		>"$WORK/$tag.irtt.json" 2>/dev/null &
+	udp=$!
+	PROBE_HZ=20 run_load "$tag" "$SECS" 5201:8 || die "iperf3 failed ($tag)"
+	wait "$udp"
+	P99_PING=$(fsub "$(pctl 99 <"$WORK/$tag.probe")" "$idle")
+	P99_UDP=$(fsub "$(jq '.round_trips[] | .delay.rtt // empty | . / 1e6' \
+		"$WORK/$tag.irtt.json" | pctl 99)" "$irtt_idle")
+	GOODPUT=$(goodput "$tag")
+}
+
+sj attach "$DEV_RS" sparse_class off -n "$NS_R" || die "attach"
+run off
+row "off: ping / irtt p99 rise (ms)" "$P99_PING / $P99_UDP" "" info
+row "off: bulk goodput (Mbit/s)" "$GOODPUT" "" info
+
+sj change "$DEV_RS" sparse_class 1:20 -n "$NS_R" || die "change sparse_class"
+is "show: sparse_class" "$(sj show "$DEV_RS" -j -n "$NS_R" | jq -r '.[0].sparse_class')" 1:20
+run steered
+stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
+check "steered: ping p99 rise (ms)" "$P99_PING" '<' 5
+check "steered: irtt p99 rise (ms)" "$P99_UDP" '<' 5
+check "steered: sparse_steered" "$(jq .sparse_steered <<<"$stats")" '>' 0
+check "steered: packets in class 1:20" \
+	"$(inr tc -s class show dev "$DEV_RS" classid 1:20 | awk '/Sent/{print $4; exit}')" '>' 100
+row "steered: bulk goodput (Mbit/s)" "$GOODPUT" "" info
+
+finish fair_sparse

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The fairness arithmetic of include/fair.h: the packet-weighted mean lands
+ * on the fair share, a heavy flow stands out, the drop probability of an
+ * unresponsive flow settles it at the mean, and the sparse test tells a
+ * 20 Hz probe from a bulk flow.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <linux/types.h>
+#include "fair.h"
+
+static int fails;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		fails++;						\
+		printf("FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+#define MS 1000000ULL
+
+/* n equal flows, packets in turn: the mean is each one's backlog */
+static void test_mean_equal_flows(void)
+{
+	__u64 mean = 0;
+	int i;
+
+	for (i = 0; i < 20000; i++)
+		mean = sj_fair_mean_step(mean, 30000);
+	CHECK(mean > 29000 && mean <= 30000, "mean %llu, want ~30000", mean);
+}
+
+/*
+ * One flow with 80% of a 100 KB queue sending 80% of the packets, four
+ * with 5% each: the mean (packet-weighted) is 0.8*80K + 0.2*5K = 65 KB;
+ * the big one is heavy, the small ones are not.
+ */
+static void test_mean_one_hog(void)
+{
+	__u64 mean = 0;
+	int i;
+
+	srand(1);
+	for (i = 0; i < 200000; i++)
+		mean = sj_fair_mean_step(mean, rand() % 10 < 8 ? 80000 : 5000);
+	CHECK(mean > 60000 && mean < 70000, "mean %llu, want ~65000", mean);
+	CHECK(sj_fair_heavy(80000, mean), "the hog is not heavy");
+	CHECK(!sj_fair_heavy(5000, mean), "a small flow is heavy");
+}
+
+/* The drop probability rises while heavy, falls while not, and reaches 0 */
+static void test_drop_probability(void)
+{
+	__u32 p = 1, prev;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		prev = p;
+		p = sj_fair_p_step(p, 1);
+		if (p < prev)
+			break;
+	}
+	CHECK(p > 0xf0000000U, "p after 2000 heavy packets: %u", p);
+	for (i = 0; i < 20000 && p; i++) {
+		prev = p;
+		p = sj_fair_p_step(p, 0);
+		CHECK(p < prev, "p did not fall: %u -> %u", prev, p);
+		if (p >= prev)
+			break;
+	}
+	CHECK(p == 0, "p never reached 0: %u", p);
+}
+
+/*
+ * A flood offering 3x its share against a dropper driven by heavy/light:
+ * the admitted share settles near the mean, i.e. its fair share.
+ */
+static void test_dropper_settles(void)
+{
+	/* backlog in a FIFO is proportional to the admitted rate */
+	double offered = 3.0, fair = 1.0, admitted = 0;
+	__u32 p = 1;
+	long i, n = 0;
+
+	for (i = 0; i < 400000; i++) {
+		admitted = offered * (1.0 - p / 4294967296.0);
+		p = sj_fair_p_step(p, admitted > fair);
+		if (i > 200000) {
+			n++;
+			CHECK(admitted > 0.9 * fair && admitted < 1.1 * fair,
+			      "admitted %.3f of a fair 1.0 at step %ld", admitted, i);
+			if (fails > 3)
+				return;
+		}
+	}
+	CHECK(n > 0, "no steps judged");
+}
+
+static void test_stale(void)
+{
+	/* last enqueue 20 ms ago, queue delay 10 ms, target 5 ms: stale */
+	CHECK(sj_fair_stale(100 * MS, 120 * MS, 10 * MS, 5 * MS), "not stale");
+	CHECK(!sj_fair_stale(100 * MS, 112 * MS, 10 * MS, 5 * MS), "stale too soon");
+}
+
+/* 20 Hz of 100-byte probes stay under a quantum; 2.5 Mbit does not */
+static void test_sparse_by_rate(void)
+{
+	__u64 probe = 0, bulk = 0, t;
+	int sparse_bulk = 0;
+
+	for (t = 0; t < 2000 * MS; t += 50 * MS)
+		probe = sj_fair_recent(probe, 50 * MS, 100 * MS, 100);
+	CHECK(probe <= 1514, "probe's recent bytes %llu", probe);
+	for (t = 0; t < 2000 * MS; t += 4800000ULL) {	/* 1500 B at 2.5 Mbit */
+		bulk = sj_fair_recent(bulk, 4800000ULL, 100 * MS, 1500);
+		sparse_bulk += bulk <= 1514 && t > 0;
+	}
+	CHECK(bulk > 10 * 1514, "bulk's recent bytes %llu", bulk);
+	CHECK(sparse_bulk == 0, "bulk looked sparse %d times", sparse_bulk);
+	/* a sparse flow that bursts loses the status within one quantum */
+	probe = sj_fair_recent(probe, 1000, 100 * MS, 1514);
+	CHECK(probe > 1514, "a quantum's burst still sparse: %llu", probe);
+}
+
+int main(void)
+{
+	test_mean_equal_flows();
+	test_mean_one_hog();
+	test_drop_probability();
+	test_dropper_settles();
+	test_stale();
+	test_sparse_by_rate();
+	printf("%s test_fair\n", fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
+}
