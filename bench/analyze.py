@@ -18,7 +18,8 @@ import sys
 
 REF_SYS = "fifo"
 ORDER = ["pfifo_fast", "fifo", "tbf", "red", "sfq", "codel", "fq_codel",
-         "cake", "sojourn", "sojourn_fair", "sojourn_rate"]
+         "cake", "sojourn_nofair", "sojourn", "sojourn_fair", "sojourn_sparse",
+         "sojourn_rate"]
 
 
 def pctl(v, p):
@@ -308,7 +309,8 @@ def main():
     md = [f"# Latency under load: {name}", "",
           f"Made by `bench/rrul.sh` + `bench/analyze.py` on {info.get('date', '?')}, "
           f"kernel {info.get('kernel', '?')}, {info.get('cpus', '?')} CPUs, "
-          f"commit {info.get('commit', '?')}. "
+          f"commit {info.get('commit', '?')} (sojourn binary built "
+          f"{info.get('sojourn_built', '?')}). "
           f"{info.get('reps', '?')} interleaved repetitions; each run "
           f"{info.get('idle', '?')} s idle probes then {info.get('secs', '?')} s "
           f"of 4 cubic TCP flows (ECN on) per direction loaded; bulk srtt from "

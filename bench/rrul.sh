@@ -80,8 +80,13 @@ sys_up() {
 				burst 32kb limit 1514000 ;;
 		sojourn) htb_leaf "$NS_R" "$d" "$r" &&
 			sj attach "$d" "${SJA[@]}" -n "$NS_R" >/dev/null ;;
-		sojourn_fair) htb_leaf "$NS_R" "$d" "$r" &&
-			sj attach "$d" fair "${SJA[@]}" -n "$NS_R" >/dev/null ;;
+		sojourn_nofair) htb_leaf "$NS_R" "$d" "$r" &&
+			sj attach "$d" nofair "${SJA[@]}" -n "$NS_R" >/dev/null ;;
+		# sparse flows (a probe, a DNS query) go ahead to an HTB class
+		# served first; bulk stays in the default class's FIFO
+		sojourn_sparse) htb_sparse "$d" "$r" &&
+			sj attach "$d" sparse_class 1:20 "${SJA[@]}" -n "$NS_R" \
+				>/dev/null ;;
 		# the kernel's AQMs (the VM run): leaves of the same HTB, with
 		# ECN as sojourn has it; cake shapes by itself, as deployed
 		fq_codel) htb_leaf "$NS_R" "$d" "$r" fq_codel ;;
@@ -102,6 +107,24 @@ sys_up() {
 		*)	die "unknown system $s" ;;
 		esac || return 1
 	done
+}
+
+# htb_sparse DEV RATE: 1:10 (default, 90 %) and 1:20 (prio 0, 10 %), both
+# may borrow up to RATE, each with a 1000-packet FIFO
+htb_sparse() {
+	local d=$1 r=$2 mbit
+	mbit=$(awk -v r="$r" 'BEGIN { print r + 0 }')	# "20mbit" -> 20
+	inr tc qdisc replace dev "$d" root handle 1: htb default 10 &&
+	inr tc class add dev "$d" parent 1: classid 1:1 htb rate "$r" \
+		quantum 1514 &&
+	inr tc class add dev "$d" parent 1:1 classid 1:10 htb \
+		rate "$(awk -v m="$mbit" 'BEGIN { print m * 900 }')kbit" ceil "$r" \
+		prio 1 quantum 1514 &&
+	inr tc class add dev "$d" parent 1:1 classid 1:20 htb \
+		rate "$(awk -v m="$mbit" 'BEGIN { print m * 100 }')kbit" ceil "$r" \
+		prio 0 quantum 1514 &&
+	inr tc qdisc add dev "$d" parent 1:10 pfifo limit 1000 &&
+	inr tc qdisc add dev "$d" parent 1:20 pfifo limit 1000
 }
 
 sys_down() {
@@ -240,6 +263,7 @@ mkdir -p "$RAW"
 	echo "systems $SYSTEMS"
 	echo "loads $LOADS"
 	echo "commit $(git -C "$BN_ROOT" rev-parse --short HEAD 2>/dev/null)"
+	echo "sojourn_built $(date -u -r "$SOJOURN" +%Y-%m-%dT%H:%MZ)"
 } >"$RAW/info"
 
 for rate in $RATES; do

@@ -25,7 +25,7 @@ if [ -n "$QUICK" ] && [ "$QUICK" != 0 ]; then
 	: "${SECS:=8}" "${IDLE:=3}" "${REPS:=1}" "${NAME:=vm-quick}"
 fi
 RATES=${RATES:-20mbit}
-SYSTEMS=${SYSTEMS:-fifo red sfq codel fq_codel cake sojourn}
+SYSTEMS=${SYSTEMS:-fifo red sfq codel fq_codel cake sojourn_nofair sojourn sojourn_sparse}
 LOADS=${LOADS:-up down both}
 REPS=${REPS:-3} SECS=${SECS:-30} IDLE=${IDLE:-6} NAME=${NAME:-vm}
 VM_TIMEOUT=${VM_TIMEOUT:-14400}
