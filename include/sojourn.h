@@ -43,6 +43,8 @@
 #define SJ_MAX_RATE_BPS		(400ULL * 1000 * 1000 * 1000 / 8)	/* 400 gbit */
 
 #define SJ_FLOWS_DEFAULT	65536	/* per attachment, LRU beyond */
+#define SJ_FLOWS_MIN		256	/* `flows N` bounds */
+#define SJ_FLOWS_MAX		(4U << 20)
 #define SJ_MAX_TXQ		256	/* queues tracked per device */
 #define SJ_TXQ_MAP_SIZE		16384	/* skb hash -> txq, mq devices */
 

@@ -103,6 +103,10 @@ static int load_tc(struct attach_ctx *c, const struct sj_link *link,
 	bpf_program__set_autoload(c->skel->progs.sojourn_dequeue,
 				  tune->mode == SJ_MODE_QUEUE);
 	bpf_map__set_max_entries(c->skel->maps.queues, nq);
+	bpf_map__set_max_entries(c->skel->maps.flows, tune->flows);
+	/* only the real queue's dequeue side looks flows up by slot */
+	if (tune->mode == SJ_MODE_RATE)
+		bpf_map__set_max_entries(c->skel->maps.flow_slots, 1);
 	err = sojourn_bpf__load(c->skel);
 	if (err)
 		return sj_err("cannot load BPF programs: %s (see libbpf messages above)",
@@ -113,11 +117,13 @@ static int load_tc(struct attach_ctx *c, const struct sj_link *link,
 
 /* libxdp loads the object itself, as part of its dispatcher */
 static int open_xdp(struct attach_ctx *c, const struct sj_link *link,
-		    __u64 cookie)
+		    __u64 cookie, const struct sj_tune *tune)
 {
 	c->xskel = sojourn_xdp__open();
 	if (!c->xskel)
 		return sj_err("cannot open BPF object: %s", strerror(errno));
+	bpf_map__set_max_entries(c->xskel->maps.flows, tune->flows);
+	bpf_map__set_max_entries(c->xskel->maps.flow_slots, 1);
 	c->obj = c->xskel->obj;
 	c->xskel->rodata->cfg_ifindex = link->ifindex;
 	c->xskel->rodata->cfg_netns_cookie = cookie;
@@ -197,7 +203,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 	snprintf(c->meta.netns, sizeof(c->meta.netns), "%s",
 		 sj_netns_name ? sj_netns_name : "");
 
-	if (xdp ? open_xdp(c, link, cookie) :
+	if (xdp ? open_xdp(c, link, cookie, tune) :
 	    load_tc(c, link, cookie, tune, tune->mode == SJ_MODE_QUEUE ?
 		    managed_queues(link, root_kind) : 1))
 		return -1;

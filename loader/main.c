@@ -22,7 +22,8 @@ static const struct command {
 	  "attach DEV [egress|ingress] [rate RATE [burst SIZE] [horizon TIME] [pace]]\n"
 	  "              [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
 	  "              [ecn|noecn] [fair|nofair] [quantum SIZE]\n"
-	  "              [sparse_class CLASSID|auto|off] [hook tc|tcx|clsact|xdp] [-n NETNS]" },
+	  "              [sparse_class CLASSID|auto|off] [flows N]\n"
+	  "              [hook tc|tcx|clsact|xdp] [-n NETNS]" },
 	{ "change", cmd_change,
 	  "change DEV [egress|ingress] [rate RATE] [burst SIZE] [horizon TIME]\n"
 	  "              [pace|nopace] [target TIME] [interval TIME]\n"

@@ -14,6 +14,7 @@ void sj_tune_defaults(struct sj_tune *t)
 	t->ecn = SJ_DEFAULT_ECN;
 	t->fair = SJ_DEFAULT_FAIR;
 	t->quantum = SJ_DEFAULT_QUANTUM;
+	t->flows = SJ_FLOWS_DEFAULT;
 	t->horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL;
 }
 
@@ -165,6 +166,12 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 				return sj_err("bad sparse_class \"%s\": expected a class like 1:20, auto or off",
 					      val ? val : "");
 			}
+			i++;
+		} else if (!strcmp(key, "flows") && attach) {
+			if (!val || sj_parse_u32(val, &t->flows) ||
+			    t->flows < SJ_FLOWS_MIN || t->flows > SJ_FLOWS_MAX)
+				return sj_err("bad flows \"%s\": expected a number from %u to %u",
+					      val ? val : "", SJ_FLOWS_MIN, SJ_FLOWS_MAX);
 			i++;
 		} else if (!strcmp(key, "hook") && attach) {
 			if (parse_hook_arg(val, &t->hook))

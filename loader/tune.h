@@ -30,6 +30,7 @@ struct sj_tune {
 	__u32 quantum;
 	enum sj_sparse sparse;
 	__u32 sparse_classid;	/* under SJ_SPARSE_CLASS */
+	__u32 flows;		/* flow table entries (attach only) */
 };
 
 void sj_tune_defaults(struct sj_tune *t);
