@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <ini.h>
 #include "config.h"
+#include "fair.h"
 #include "units.h"
 
 struct parse {
@@ -201,6 +202,40 @@ static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		*(k[0] == 'E' ? &r->ecn : &r->pace) = b;
 		return 1;
 	}
+	if (!strcmp(k, "Fair")) {
+		bool b;
+
+		if (parse_bool(v, &b))
+			return fail(p, k, "\"%s\" is not yes or no", v);
+		r->fair = b;
+		return 1;
+	}
+	if (!strcmp(k, "Quantum")) {
+		if (sj_parse_size(v, &u) || u < 64 || u > 65536)
+			return fail(p, k, "bad size \"%s\" (expected 64b to 64kb)", v);
+		r->quantum = u;
+		return 1;
+	}
+	if (!strcmp(k, "SparseClass")) {
+		unsigned int maj, min;
+		char end;
+
+		if (strcmp(v, "auto") && strcmp(v, "off") &&
+		    (sscanf(v, "%x:%x%c", &maj, &min, &end) != 2 || !maj || !min ||
+		     maj > 0xffff || min > 0xffff))
+			return fail(p, k, "\"%s\" is not a class like 1:20, auto or off", v);
+		snprintf(r->sparse, sizeof(r->sparse), "%s", v);
+		return 1;
+	}
+	if (!strcmp(k, "Flows")) {
+		__u32 n;
+
+		if (sj_parse_u32(v, &n) || n < SJ_FLOWS_MIN || n > SJ_FLOWS_MAX)
+			return fail(p, k, "\"%s\" is not a number from %u to %u", v,
+				    SJ_FLOWS_MIN, SJ_FLOWS_MAX);
+		r->flows = n;
+		return 1;
+	}
 	if (!strcmp(k, "Hook")) {
 		p->hook_line = p->line;
 		if (strcmp(v, "tc") && strcmp(v, "tcx") && strcmp(v, "clsact") &&
@@ -228,6 +263,8 @@ static void rule_done(struct parse *p, struct sj_rule *r)
 		fail(p, "Direction", "ingress needs rate mode: give Rate=");
 	} else if (!r->rate_bits && (r->burst_bytes || r->horizon_ns || r->pace))
 		fail(p, "[Rule]", "Burst=, Horizon= and Pace= need Rate=");
+	else if (r->rate_bits && strcmp(r->sparse, "off"))
+		fail(p, "[Rule]", "SparseClass= is for real-queue mode (no Rate=)");
 	else if (!strcmp(r->hook, "xdp") && r->dirs != SJ_RULE_INGRESS) {
 		p->line = p->hook_line;
 		fail(p, "Hook", "xdp is an ingress hook: needs Direction=ingress");
@@ -263,6 +300,9 @@ static struct sj_rule *current_rule(struct parse *p)
 	r->target_ns = SJ_DEFAULT_TARGET_US * 1000ULL;
 	r->interval_ns = SJ_DEFAULT_INTERVAL_US * 1000ULL;
 	r->ecn = SJ_DEFAULT_ECN;
+	r->fair = SJ_DEFAULT_FAIR;
+	r->quantum = SJ_DEFAULT_QUANTUM;
+	snprintf(r->sparse, sizeof(r->sparse), "off");
 	p->rule_at = p->sections;
 	p->target_line = p->interval_line = p->dir_line = p->hook_line = p->line;
 	return r;
@@ -395,6 +435,20 @@ void sj_rule_args(const struct sj_rule *r, enum sj_dir dir, bool attach,
 	else
 		arg(a, "off");
 	arg(a, r->ecn ? "ecn" : "noecn");
+	if (!r->rate_bits) {
+		arg(a, r->fair ? "fair" : "nofair");
+		arg(a, "quantum");
+		ARG_SIZE(a, r->quantum);
+		arg(a, "sparse_class");
+		arg(a, r->sparse);
+	}
+	if (attach && r->flows && a->n + 1 < SJ_ARGS_MAX) {
+		char *buf = a->buf[a->n + 1];
+
+		snprintf(buf, sizeof(a->buf[0]), "%u", r->flows);
+		arg(a, "flows");
+		arg(a, buf);
+	}
 	if (attach && r->hook[0]) {
 		arg(a, "hook");
 		arg(a, r->hook);

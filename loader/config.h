@@ -36,6 +36,11 @@ struct sj_rule {
 	__u64 ce_threshold_ns;		/* 0: off */
 	bool ecn;
 	char hook[8];			/* Hook=: "" lets the command pick */
+	/* fairness, real-queue mode */
+	bool fair;
+	__u64 quantum;
+	char sparse[12];		/* SparseClass=: CLASSID, auto or off */
+	__u32 flows;			/* Flows=: 0 the command's default */
 };
 
 struct sj_config {
@@ -53,7 +58,7 @@ int sj_config_load(const char *path, struct sj_config *cfg);
 /* Arguments for `sojourn attach|change DEV ...` that give every setting of
  * the rule for one direction, defaults spelled out, so a `change` after a
  * reload also takes back what the new rule no longer says. */
-#define SJ_ARGS_MAX 24
+#define SJ_ARGS_MAX 32
 struct sj_args {
 	int n;
 	char *v[SJ_ARGS_MAX + 1];
