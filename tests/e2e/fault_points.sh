@@ -64,7 +64,7 @@ scenario() {
 		# strace dies of the same signal as its tracee: quiet bash
 		( strace -f -qq -o /dev/null -e trace="$SET" \
 			-e inject="$SET":signal=KILL:when="$n" \
-			"$SOJOURN" "${cmd[@]}" -n "$NS" >/dev/null 2>&1 ) 2>/dev/null
+			"$SOJOURN" "${cmd[@]}" -n "$NS" >/dev/null 2>&1; true ) 2>/dev/null
 		what="${trace[n - 1]}"
 		if ! why=$(fl_consistent "$NS" "$DEV"); then
 			bad=$((bad + 1))

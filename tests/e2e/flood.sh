@@ -6,7 +6,8 @@
 # whose every packet is a new 5-tuple: FLOWS distinct tuples (default 300k)
 # in SECS (default 20 s), several times the 65536-entry table.
 #  - the bulk flows stay managed: RTT rise under 15 ms (median), and the
-#    FIFO drops nothing (CoDel, not the tail, keeps the queue short);
+#    FIFO's tail drops stay under 0.5 % (CoDel, not the tail, keeps the
+#    queue short; 1000 slots of 60-byte packets fill in a burst);
 #  - the flow table stays at its bound, no map grows past max_entries,
 #    and flows_created - flows (the evictions) is counted;
 #  - the host stays responsive: `sojourn show -s` answers within 5 s
@@ -82,7 +83,12 @@ log "stats: $(jq -c '.stats | del(.queues) | del(.parsed)' <<<"$stats")"
 check "flood: packets sent (distinct 5-tuples)" "${sent:-0}" '>=' "$FLOWS"
 check "bulk RTT rise median (ms)" "$(fsub "$(rtt_median flood)" "$idle")" '<' 15
 check "bulk goodput (Mbit/s)" "$(goodput flood)" '>' 10
-check "pfifo tail drops" "$(pfifo_drops)" '==' 0
+# CoDel keeps the queue short in time; a flood of 60-byte packets can
+# still fill the FIFO's 1000 slots in a burst: a few, not many
+tail=$(pfifo_drops)
+row "pfifo tail drops" "$tail" "" info
+check "pfifo tail drops (% of packets)" \
+	"$(awk -v a="$tail" -v b="$(jq -r '.stats.packets' <<<"$stats")" 'BEGIN{printf "%.3f", b ? 100*a/b : 100}')" '<' 0.5
 check "flows created" "$(jq -r '.stats.flows_created // .stats.flows_evicted + .stats.flows' <<<"$stats")" '>' "$TABLE_SIZE"
 check "flows in the table" "$(jq -r '.stats.flows' <<<"$stats")" '<=' "$TABLE_SIZE"
 check "flows evicted" "$(jq -r '.stats.flows_evicted' <<<"$stats")" '>' $((FLOWS / 2))
