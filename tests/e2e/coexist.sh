@@ -83,9 +83,12 @@ other_listed() {
 nfilters() { inr tc filter show dev "$1" egress | grep -c ' handle '; }
 # Traffic through the router: a 3 s upload plus probes.
 traffic() { run_load "$1" 3 5201:1 >/dev/null || die "iperf3 failed"; }
-pins_for() {	# pin folders (final or temporary) for ifindex $1
-	find /sys/fs/bpf/sojourn -mindepth 1 -maxdepth 1 \
-		\( -name "*-$1-egress" -o -name "*tmp-*" \) 2>/dev/null | sort
+# pin folders, final (<cookie>-<ifindex>-egress) or being built
+# (tmp-<pid>-<cookie>-<ifindex>-egress), for ifindex $1; not every tmp-
+# folder, since other tests attach elsewhere at the same time
+pins_for() {
+	find /sys/fs/bpf/sojourn -mindepth 1 -maxdepth 1 -name "*-$1-egress" \
+		2>/dev/null | sort
 }
 
 # --- attach on noqueue must fail cleanly -------------------------------
