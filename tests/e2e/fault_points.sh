@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # kill -9 at every point that matters, deterministically: strace delivers
-# SIGKILL on entry to the n-th bpf/netlink/pin-folder syscall of a command,
-# for every n.  Commands: attach (tcx), attach hook clsact, change, detach
+# SIGKILL on entry to each bpf/netlink/pin-folder syscall of a command in
+# turn (the k-th call of that syscall), one run per syscall.  Commands: attach (tcx), attach hook clsact, change, detach
 # of a tcx and of a clsact attachment.  After each kill, `sojourn show`
 # must agree with the pins and the kernel, and one `detach` must leave
 # nothing: no pins, no program, no filter, no clsact qdisc we made.
@@ -59,21 +59,26 @@ scenario() {
 		fail "$name: only $total syscalls traced"
 		return
 	fi
+	# strace counts `when` per syscall: the n-th point is the k-th call
+	# of its own syscall
+	declare -A seen=()
 	for ((n = 1; n <= total; n++)); do
+		sc=${trace[n - 1]%% *}
+		seen[$sc]=$(( ${seen[$sc]:-0} + 1 ))
 		[ ${#setup[@]} -gt 0 ] && "$SOJOURN" "${setup[@]}" -n "$NS" >/dev/null
 		# strace dies of the same signal as its tracee: quiet bash
 		( strace -f -qq -o /dev/null -e trace="$SET" \
-			-e inject="$SET":signal=KILL:when="$n" \
+			-e inject="$sc":signal=KILL:when="${seen[$sc]}" \
 			"$SOJOURN" "${cmd[@]}" -n "$NS" >/dev/null 2>&1; true ) 2>/dev/null
 		what="${trace[n - 1]}"
 		if ! why=$(fl_consistent "$NS" "$DEV"); then
 			bad=$((bad + 1))
-			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (near $what): $why"
+			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (${what% }): $why"
 		fi
 		"$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
 		if ! why=$(clean); then
 			bad=$((bad + 1))
-			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (near $what), then one detach: $why"
+			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (${what% }), then one detach: $why"
 			# start the next point from a clean device
 			tc -n "$NS" filter del dev "$DEV" egress 2>/dev/null
 			tc -n "$NS" qdisc del dev "$DEV" clsact 2>/dev/null
