@@ -52,16 +52,43 @@ static int pin_all(struct attach_ctx *c)
 		if (bpf_map__is_internal(map))
 			continue;	/* .rodata, .bss: not state anyone reads */
 		if (sj_pin_path(path, c->tmp, bpf_map__name(map)) ||
-		    bpf_obj_pin(bpf_map__fd(map), path))
+		    (bpf_obj_pin(bpf_map__fd(map), path) && errno != EEXIST))
 			return sj_err("cannot pin %s: %s", path, strerror(errno));
 	}
 	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
 		if (objs[i].fd < 0)
 			continue;	/* not in this mode or under this hook */
 		if (sj_pin_path(path, c->tmp, objs[i].name) ||
-		    bpf_obj_pin(objs[i].fd, path))
+		    (bpf_obj_pin(objs[i].fd, path) && errno != EEXIST))
 			return sj_err("cannot pin %s: %s", path, strerror(errno));
 	}
+	return 0;
+}
+
+static __u32 prog_id_of(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/* Before the tc program goes onto the device: its id in meta, meta and
+ * the program pinned in the tmp folder, so that an attach killed while
+ * hooking leaves what the next command needs to take it off again. */
+static int pin_early(struct attach_ctx *c)
+{
+	int prog_fd = bpf_program__fd(c->skel->progs.sojourn_egress);
+	int meta_fd = bpf_map__fd(c->skel->maps.meta);
+	char path[SJ_PATH_MAX];
+	__u32 zero = 0;
+
+	c->meta.prog_id = prog_id_of(prog_fd);
+	if (bpf_map_update_elem(meta_fd, &zero, &c->meta, 0))
+		return sj_err("cannot write meta: %s", strerror(errno));
+	if (sj_pin_path(path, c->tmp, "meta") || bpf_obj_pin(meta_fd, path) ||
+	    sj_pin_path(path, c->tmp, "prog_egress") || bpf_obj_pin(prog_fd, path))
+		return sj_err("cannot pin %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -233,8 +260,11 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 				return sj_err("cannot attach to tracepoint net_dev_start_xmit: %s",
 					      strerror(errno));
 		}
+		if (pin_early(c))
+			return -1;
 		if (sj_hook_attach(bpf_program__fd(c->skel->progs.sojourn_egress),
 				   link->ifindex, tc_hook(tune), &c->meta,
+				   bpf_map__fd(c->skel->maps.meta),
 				   &c->egress_link_fd))
 			return -1;
 		c->clsact_attached = c->meta.hook == SJ_HOOK_CLSACT;

@@ -52,6 +52,9 @@ int sj_pin_path(char *buf, const char *dir, const char *name);
 bool sj_pins_exist(const struct sj_pins *p);
 int sj_pins_lock(void);		/* serialises attach/change/detach */
 int sj_pins_remove_dir(const char *dir);
+/* renames a finished folder to "tmp-PID-<name>" (into tmp) so that what
+ * follows, if killed, leaves a folder the next command sweeps */
+int sj_pins_retire(const char *dir, char *tmp, size_t len);
 /* calls fn for every attachment folder; stops when fn returns non-zero */
 int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg);
 int sj_meta_read(const char *dir, struct sj_meta *meta);
@@ -63,7 +66,7 @@ int sj_pins_find(const char *dev, __u64 cookie, enum sj_dir dir,
 /* hook.c: our tc program onto the device (meta->direction), and off again;
  * hook 0 is tcx where the kernel has it, clsact otherwise */
 int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
-		   struct sj_meta *meta, int *link_fd);
+		   struct sj_meta *meta, int meta_fd, int *link_fd);
 int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd);
 
 /* xdp.c: our XDP program through libxdp's dispatcher, and off again */

@@ -11,11 +11,19 @@
 #include <bpf/bpf.h>
 #include "common.h"
 
-static int detach_dir(const char *dir)
+static int detach_dir(const char *final)
 {
-	char path[SJ_PATH_MAX];
+	char path[SJ_PATH_MAX], dir[SJ_PATH_MAX];
 	struct sj_meta meta;
 	int prog_fd = -1, err;
+
+	/* from here on the folder is no attachment: if we are killed, the
+	 * next command finishes the job (pins.c's sweep) */
+	err = sj_pins_retire(final, dir, sizeof(dir));
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return sj_err("cannot rename %s: %s", final, strerror(-err));
 
 	if (sj_meta_read(dir, &meta) == 0 && meta.hook == SJ_HOOK_XDP) {
 		err = sj_xdp_detach(&meta);

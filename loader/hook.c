@@ -36,42 +36,66 @@ static int tcx_attach(int prog_fd, __u32 ifindex, enum sj_dir dir,
 	return 0;
 }
 
-static int clsact_attach(int prog_fd, __u32 ifindex, struct sj_meta *meta)
+/* The attachment's meta map, pinned in its folder before we act: what we
+ * are about to do is written there first, so a command killed half-way
+ * leaves enough behind for the next one to undo it (pins.c's sweep). */
+static void save_meta(int meta_fd, const struct sj_meta *meta)
+{
+	__u32 zero = 0;
+
+	if (meta_fd >= 0)
+		bpf_map_update_elem(meta_fd, &zero, meta, 0);
+}
+
+static int clsact_attach(int prog_fd, __u32 ifindex, struct sj_meta *meta,
+			 int meta_fd)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 		    .attach_point = tc_point(meta));
 	int err, i;
 
+	meta->hook = SJ_HOOK_CLSACT;
 	/* ask first: creating over an existing one makes libbpf print the
 	 * kernel's refusal, which is no error of ours */
-	err = sj_has_clsact(ifindex) ? -EEXIST : bpf_tc_hook_create(&hook);
-	if (err && err != -EEXIST)
+	meta->created_clsact = !sj_has_clsact(ifindex);
+	save_meta(meta_fd, meta);
+	err = meta->created_clsact ? bpf_tc_hook_create(&hook) : -EEXIST;
+	if (err && err != -EEXIST) {
+		meta->created_clsact = 0;
+		save_meta(meta_fd, meta);
 		return err;
-	meta->created_clsact = err == 0;
+	}
+	if (err == -EEXIST && meta->created_clsact) {
+		meta->created_clsact = 0;	/* someone was quicker */
+		save_meta(meta_fd, meta);
+	}
 	for (i = 0; i < SJ_TC_PRIO_TRIES; i++) {
 		LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd,
 			    .handle = SJ_TC_HANDLE,
 			    .priority = SJ_TC_PRIO_BASE + i);
 
+		meta->tc_handle = SJ_TC_HANDLE;
+		meta->tc_priority = SJ_TC_PRIO_BASE + i;
+		save_meta(meta_fd, meta);
 		err = bpf_tc_attach(&hook, &opts);
 		if (err == -EEXIST || err == -EINVAL)
 			continue;	/* that priority holds another filter */
-		if (!err) {
-			meta->tc_handle = opts.handle;
-			meta->tc_priority = opts.priority;
-		}
 		break;
 	}
-	if (err && meta->created_clsact) {
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&hook);
-		meta->created_clsact = 0;
+	if (err) {
+		meta->tc_handle = meta->tc_priority = 0;
+		if (meta->created_clsact) {
+			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&hook);
+			meta->created_clsact = 0;
+		}
+		save_meta(meta_fd, meta);
 	}
 	return err;
 }
 
 int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
-		   struct sj_meta *meta, int *link_fd)
+		   struct sj_meta *meta, int meta_fd, int *link_fd)
 {
 	int err;
 
@@ -90,7 +114,7 @@ int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
 				      dir, strerror(-err), err == -EINVAL ?
 				      " (kernel older than 6.6? try hook clsact)" : "");
 	}
-	err = clsact_attach(prog_fd, ifindex, meta);
+	err = clsact_attach(prog_fd, ifindex, meta, meta_fd);
 	if (err)
 		return sj_err("cannot attach clsact %s filter: %s", dir,
 			      strerror(-err));
@@ -117,15 +141,16 @@ int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd)
 	int err;
 
 	err = bpf_tc_query(&hook, &q);
-	if (err == -ENOENT || err == -EINVAL || err == -ENODEV)
-		return 0;	/* gone with the device or removed by hand */
-	if (err)
+	if (err == -ENODEV)
+		return 0;	/* the device is gone, and all it had */
+	if (err && err != -ENOENT && err != -EINVAL)
 		return sj_err("cannot query our clsact filter: %s", strerror(-err));
-	if (prog_fd >= 0 && q.prog_id != prog_id(prog_fd))
-		return 0;	/* someone else's filter now holds that slot */
-	{
+	/* gone already (removed by hand, or by a detach that was killed):
+	 * the clsact qdisc we made may still be there */
+	if (!err && (prog_fd < 0 || q.prog_id == prog_id(prog_fd))) {
 		LIBBPF_OPTS(bpf_tc_opts, d, .handle = meta->tc_handle,
 			    .priority = meta->tc_priority);
+
 		err = bpf_tc_detach(&hook, &d);
 		if (err && err != -ENOENT)
 			return sj_err("cannot remove our clsact filter: %s",

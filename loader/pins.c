@@ -68,22 +68,32 @@ static int remove_contents(const char *dir)
  * detach killed half-way leaves a tmp- folder the next command sweeps,
  * never a final one that is no longer whole.
  */
-int sj_pins_remove_dir(const char *dir)
+int sj_pins_retire(const char *dir, char *tmp, size_t len)
 {
-	char tmp[SJ_PATH_MAX];
 	const char *base = strrchr(dir, '/');
 	size_t root = strlen(SJ_PIN_ROOT);
 
-	if (base && (size_t)(base - dir) == root &&
-	    !strncmp(dir, SJ_PIN_ROOT, root) && strncmp(base + 1, "tmp-", 4)) {
-		if (snprintf(tmp, sizeof(tmp), "%s/tmp-%d-%s", SJ_PIN_ROOT,
-			     getpid(), base + 1) >= (int)sizeof(tmp))
-			return -ENAMETOOLONG;
-		if (rename(dir, tmp))
-			return errno == ENOENT ? 0 : -errno;
-		dir = tmp;
+	if (!base || (size_t)(base - dir) != root ||
+	    strncmp(dir, SJ_PIN_ROOT, root) || !strncmp(base + 1, "tmp-", 4)) {
+		snprintf(tmp, len, "%s", dir);	/* not ours to rename */
+		return 0;
 	}
-	return remove_contents(dir);
+	if (snprintf(tmp, len, "%s/tmp-%d-%s", SJ_PIN_ROOT, getpid(),
+		     base + 1) >= (int)len)
+		return -ENAMETOOLONG;
+	if (rename(dir, tmp))
+		return -errno;
+	return 0;
+}
+
+int sj_pins_remove_dir(const char *dir)
+{
+	char tmp[SJ_PATH_MAX];
+	int err = sj_pins_retire(dir, tmp, sizeof(tmp));
+
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	return remove_contents(tmp);
 }
 
 /*

@@ -35,16 +35,7 @@
 #define ECT0		2
 #define CE		3
 
-static int failures;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		failures++;						\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	}								\
-} while (0)
+#include "../lib/check.h"
 
 struct frame {
 	__u8 b[256];
@@ -347,6 +338,6 @@ int main(void)
 
 	sojourn_bpf__destroy(tc);
 	sojourn_xdp__destroy(xdp);
-	printf("%s test_rate\n", failures ? "FAIL" : "PASS");
-	return failures ? 1 : 0;
+	printf("%s test_rate\n", fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
 }

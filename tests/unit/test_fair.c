@@ -10,16 +10,7 @@
 #include <linux/types.h>
 #include "fair.h"
 
-static int fails;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fails++;						\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	}								\
-} while (0)
+#include "../lib/check.h"
 
 #define MS 1000000ULL
 
