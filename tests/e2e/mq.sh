@@ -41,13 +41,7 @@ topo_require sojourn clang bpftool
 SECS=${SECS:-20}
 NQ=4
 BASE=5201
-cleanup() {
-	[ -e "/run/netns/$NS_R" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RS"
 
 topo_up "$NQ"
 

@@ -17,13 +17,7 @@ topo_require sojourn taskset
 
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 WINDOW=${WINDOW:-8}
-cleanup() {
-	[ -e "/run/netns/$NS_C" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_C" -n "$NS_C" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_C:$DEV_C"
 
 topo_up 1
 topo_servers 5201 5202

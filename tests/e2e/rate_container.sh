@@ -25,15 +25,7 @@ topo_require sojourn
 SECS=${SECS:-15}
 OMIT=2		# slow start and the horizon's one-off excess are not the rate
 IFB=sjifb$$
-cleanup() {
-	if [ -e "/run/netns/$NS_R" ]; then
-		timeout 10 "$SOJOURN" detach "$DEV_RC" -n "$NS_R" >/dev/null 2>&1
-		timeout 10 "$SOJOURN" detach "$DEV_RC" ingress -n "$NS_R" >/dev/null 2>&1
-	fi
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RC" "$NS_R:$DEV_RC:ingress"
 
 topo_up 1
 topo_ecn 1 1

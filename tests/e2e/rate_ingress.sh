@@ -18,13 +18,7 @@
 topo_require sojourn
 
 SECS=${SECS:-15}
-cleanup() {
-	[ -e "/run/netns/$NS_C" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_C" ingress -n "$NS_C" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_C:$DEV_C:ingress"
 
 topo_up 1
 topo_ecn 1 1

@@ -17,13 +17,7 @@ topo_require sojourn xdp-loader
 FOREIGN=$(ls /usr/lib/*/bpf/xdpfilt_alw_all.o /usr/lib/bpf/xdpfilt_alw_all.o 2>/dev/null | head -1)
 PASSPROG=$(ls /usr/lib/*/bpf/xdpfilt_alw_ip.o /usr/lib/bpf/xdpfilt_alw_ip.o 2>/dev/null | head -1)
 [ -n "$FOREIGN" ] && [ -n "$PASSPROG" ] || skip "xdp-tools' filter objects not found"
-cleanup() {
-	[ -e "/run/netns/$NS_C" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_C" ingress -n "$NS_C" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_C:$DEV_C:ingress"
 topo_up 1
 
 status() { nsx "$NS_C" xdp-loader status "$DEV_C" 2>/dev/null; }

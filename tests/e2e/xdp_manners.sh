@@ -16,13 +16,7 @@ topo_require sojourn xdp-loader bpftool
 
 FOREIGN=$(ls /usr/lib/*/bpf/xdpfilt_alw_all.o /usr/lib/bpf/xdpfilt_alw_all.o 2>/dev/null | head -1)
 [ -n "$FOREIGN" ] || skip "xdp-tools' xdpfilt_alw_all.o not found"
-cleanup() {
-	[ -e "/run/netns/$NS_C" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_C" ingress -n "$NS_C" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_C:$DEV_C:ingress"
 topo_up 1
 
 xdp_ids() { nsx "$NS_C" ip -d -j link show dev "$DEV_C" | jq -r '.[0].xdp.prog.id // empty'; }

@@ -138,6 +138,25 @@ topo_down() {
 	TOPO_UP=0
 }
 
+# topo_trap NS:DEV[:DIRECTION]...: on exit, however the test ends, detach
+# these attachments (quietly: they may be gone already) and take the
+# topology down.
+topo_trap() {
+	TRAP_DETACH=("$@")
+	trap topo_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+topo_cleanup() {
+	local spec ns dev dir
+	for spec in "${TRAP_DETACH[@]}"; do
+		IFS=: read -r ns dev dir <<<"$spec"
+		[ -e "/run/netns/$ns" ] || continue
+		# shellcheck disable=SC2086
+		timeout 10 "$SOJOURN" detach "$dev" $dir -n "$ns" >/dev/null 2>&1
+	done
+	topo_down
+}
+
 # topo_ecn CLIENT SERVER: net.ipv4.tcp_ecn for the two ends (1 = request).
 topo_ecn() {
 	inc sysctl -qw net.ipv4.tcp_ecn="$1"
