@@ -14,9 +14,9 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 LDLIBS    := -lxdp -lbpf -lelf -lz -ljson-c -lmnl
 
 # Debian packages: build, test and demo.  `make deps` installs the missing.
-DEB_PKGS  := clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
+DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
 	     libjson-c-dev libmnl-dev libxdp-dev xdp-tools pkg-config iproute2 iperf3 \
-	     fping ethtool jq util-linux procps gawk linux-libc-dev
+	     fping ethtool jq util-linux procps gawk linux-libc-dev irtt
 
 ifeq ($(V),1)
 Q =

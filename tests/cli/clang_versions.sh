@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# The BPF objects build and load with every clang we support: for each of
+# clang-14 (Debian 12's default) and clang-19, build the objects, their
+# skeletons and the packet tests into a scratch folder, and run the packet
+# tests from there (they load every program, so the verifier passes
+# judgement on each compiler's output, and check verdicts and counters).
+#
+# Exit 0 pass, 77 skip, 1 fail.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+
+fails=0 ran=0
+for cc in clang-14 clang-19; do
+	if ! command -v "$cc" >/dev/null; then
+		echo "FAIL: $cc not installed (make deps installs it)"
+		fails=$((fails + 1))
+		continue
+	fi
+	out=$(mktemp -d "/tmp/sjclang.XXXXXX")
+	if ! make -s --no-print-directory OUTPUT="$out" CLANG="$cc" \
+		"$out/test_pkt" "$out/test_rate" >"$out/build.log" 2>&1; then
+		echo "FAIL: $cc: build"
+		tail -20 "$out/build.log"
+		fails=$((fails + 1))
+	else
+		for t in test_pkt test_rate; do
+			if "$out/$t" >"$out/$t.log" 2>&1; then
+				echo "PASS: $cc: $t ($("$cc" --version | head -1))"
+			else
+				echo "FAIL: $cc: $t"
+				grep FAIL "$out/$t.log" | head -10
+				fails=$((fails + 1))
+			fi
+		done
+		ran=$((ran + 1))
+	fi
+	rm -rf "$out"
+done
+[ "$fails" = 0 ] && [ "$ran" = 2 ] && exit 0
+exit 1
