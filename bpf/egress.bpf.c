@@ -248,34 +248,9 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 	sj_rate_admit(set, q, now, skb->len, exempt, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
-	switch (r.verdict) {
-	case SJ_MARK:
-		if (sj_set_ce(skb, pkt)) {
-			st->ecn_mark++;
-			if (flow)
-				__sync_fetch_and_add(&flow->ecn_marks, 1);
-			break;
-		}
-		/* fall through: the header went out of reach */
-	case SJ_DROP:
-		st->drops++;
-		if (flow)
-			__sync_fetch_and_add(&flow->drops, 1);
+	if (sj_rate_apply(&r, set, st, flow, (void *)(long)skb->data,
+			  (void *)(long)skb->data_end, pkt, ect))
 		return SJ_ACT_DROP;
-	case SJ_OVERLIMIT:
-		st->drop_overlimit++;
-		if (flow)
-			__sync_fetch_and_add(&flow->drops, 1);
-		return SJ_ACT_DROP;
-	default:
-		if (ect && codel_over_ce_threshold(&set->codel,
-						   CODEL_NS(r.sojourn_ns)) &&
-		    sj_set_ce(skb, pkt)) {
-			st->ce_mark++;
-			if (flow)
-				__sync_fetch_and_add(&flow->ce_marks, 1);
-		}
-	}
 	/* pacing hands the departure to an fq below; a later EDT the
 	 * sender asked for is kept */
 	if (cfg_direction == SJ_DIR_EGRESS && set->pace &&

@@ -50,31 +50,7 @@ int sojourn_xdp(struct xdp_md *ctx)
 	sj_rate_admit(set, q, now, len, kind > SJ_PKT_FRAGMENT, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
-	switch (r.verdict) {
-	case SJ_MARK:
-		if (sj_pkt_set_ce(data, data_end, &pkt)) {
-			st->ecn_mark++;
-			if (flow)
-				__sync_fetch_and_add(&flow->ecn_marks, 1);
-			return XDP_PASS;
-		}
-		/* fall through */
-	case SJ_DROP:
-		st->drops++;
-		if (flow)
-			__sync_fetch_and_add(&flow->drops, 1);
+	if (sj_rate_apply(&r, set, st, flow, data, data_end, &pkt, ect))
 		return XDP_DROP;
-	case SJ_OVERLIMIT:
-		st->drop_overlimit++;
-		if (flow)
-			__sync_fetch_and_add(&flow->drops, 1);
-		return XDP_DROP;
-	}
-	if (ect && codel_over_ce_threshold(&set->codel, CODEL_NS(r.sojourn_ns)) &&
-	    sj_pkt_set_ce(data, data_end, &pkt)) {
-		st->ce_mark++;
-		if (flow)
-			__sync_fetch_and_add(&flow->ce_marks, 1);
-	}
 	return XDP_PASS;
 }

@@ -13,6 +13,7 @@
 
 #include "maps.bpf.h"
 #include "vqueue.h"
+#include "parse.h"
 
 /*
  * exempt: a packet we could not parse; it moves the clock but is always
@@ -47,6 +48,46 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 	bpf_spin_lock(&q->lock);
 	sj_vq_admit(q, &params, rate, credit_ns, horizon, &pkt, r);
 	bpf_spin_unlock(&q->lock);
+}
+
+/*
+ * Carries out the verdict on the packet in [data, data_end) and counts it:
+ * CE where CoDel signalled an ECT packet or ce_threshold asks for it.
+ * Returns 1 when the packet is to be dropped.
+ */
+static __always_inline int sj_rate_apply(const struct sj_rate_result *r,
+					 const struct sj_settings *set,
+					 struct sj_stats *st, struct sj_flow *flow,
+					 void *data, void *data_end,
+					 const struct sj_pkt *pkt, int ect)
+{
+	switch (r->verdict) {
+	case SJ_MARK:
+		if (sj_pkt_set_ce(data, data_end, pkt)) {
+			st->ecn_mark++;
+			if (flow)
+				__sync_fetch_and_add(&flow->ecn_marks, 1);
+			return 0;
+		}
+		/* fall through: the header went out of reach */
+	case SJ_DROP:
+		st->drops++;
+		if (flow)
+			__sync_fetch_and_add(&flow->drops, 1);
+		return 1;
+	case SJ_OVERLIMIT:
+		st->drop_overlimit++;
+		if (flow)
+			__sync_fetch_and_add(&flow->drops, 1);
+		return 1;
+	}
+	if (ect && codel_over_ce_threshold(&set->codel, CODEL_NS(r->sojourn_ns)) &&
+	    sj_pkt_set_ce(data, data_end, pkt)) {
+		st->ce_mark++;
+		if (flow)
+			__sync_fetch_and_add(&flow->ce_marks, 1);
+	}
+	return 0;
 }
 
 #endif /* SOJOURN_RATE_BPF_H */
