@@ -82,7 +82,7 @@ def jain(x):
     return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
 
 
-def one_run(base):
+def one_run(base, warmup):
     m = kv(base + ".meta")
     if m.get("skipped"):
         return None
@@ -99,6 +99,10 @@ def one_run(base):
         r[f"{probe}_rise99"] = r[f"{probe}_load99"] - r[f"{probe}_idle99"]
         n = len(lv) + lost
         r[f"{probe}_loss"] = 100.0 * lost / n if n else float("nan")
+        # steady state: the first `warmup` s (slow start) left out
+        t0 = load[0][0] if load else 0
+        sv = [p[1] for p in load if p[0] - t0 >= warmup]
+        r[f"{probe}_rise99s"] = pctl(sv, 99) - r[f"{probe}_idle99"]
     srtt = []
     try:
         with open(base + ".srtt") as f:
@@ -135,6 +139,7 @@ def load_raw(raw):
     """{(rate, load, sys): [run dicts]}, info, delay line stats per rate"""
     runs, dl = {}, {}
     info = kv(os.path.join(raw, "info"))
+    warmup = float(info.get("warmup", 0))
     for rate in sorted(os.listdir(raw)):
         d = os.path.join(raw, rate)
         if not os.path.isdir(d):
@@ -144,7 +149,7 @@ def load_raw(raw):
             if not fn.endswith(".meta"):
                 continue
             sysname, load, rep = fn[:-5].split(".")
-            r = one_run(os.path.join(d, fn[:-5]))
+            r = one_run(os.path.join(d, fn[:-5]), warmup)
             if r is None:
                 continue
             r.update(rate=rate, load=load, sys=sysname, rep=int(rep),
@@ -295,7 +300,7 @@ def main():
     systems = sorted({k[2] for k in runs}, key=sort_key)
     refs = [REF_SYS] + (["fq_codel"] if "fq_codel" in systems else [])
 
-    cols = ["udp_idle50", "udp_rise50", "udp_rise99", "icmp_rise50",
+    cols = ["udp_idle50", "udp_rise50", "udp_rise99", "udp_rise99s", "icmp_rise50",
             "icmp_rise99", "udp_loss", "srtt_rise", "goodput", "jain",
             "retrans", "ce", "drops", "cpu", "machine_cpu", "idle_cpu", "loadavg"]
     with open(os.path.join(out, name + ".tsv"), "w") as w:
@@ -339,17 +344,19 @@ def main():
         for load in loads:
             md += [f"## {rate}, 4 TCP flows {load}", "",
                    "| system | UDP idle p50 ms | UDP rise p50 ms | UDP rise p99 ms "
+                   "| UDP rise p99 after warm-up ms "
                    "| ICMP rise p50 ms | ICMP rise p99 ms | UDP loss % "
                    "| TCP srtt rise ms | goodput Mbit/s | Jain | retrans "
                    "| CE | drops | own CPU % | machine CPU % |",
-                   "|---|" + "---:|" * 14]
+                   "|---|" + "---:|" * 15]
             for s in systems:
                 rs = runs.get((rate, load, s))
                 if not rs:
                     continue
                 md.append(
                     f"| {s} | {cell(rs, 'udp_idle50')} | {cell(rs, 'udp_rise50')} "
-                    f"| {cell(rs, 'udp_rise99')} | {cell(rs, 'icmp_rise50')} "
+                    f"| {cell(rs, 'udp_rise99')} | {cell(rs, 'udp_rise99s')} "
+                    f"| {cell(rs, 'icmp_rise50')} "
                     f"| {cell(rs, 'icmp_rise99')} | {cell(rs, 'udp_loss')} "
                     f"| {cell(rs, 'srtt_rise')} | {cell(rs, 'goodput')} "
                     f"| {cell(rs, 'jain', 3)} | {fmt(med(rs, 'retrans'), 0)} "
@@ -364,13 +371,15 @@ def main():
                 if not rr:
                     continue
                 md += [f"Ratios to {rsys} (medians; < 1 is lower):", "",
-                       "| system | UDP rise p99 | ICMP rise p99 | TCP srtt rise "
-                       "| goodput |", "|---|---:|---:|---:|---:|"]
+                       "| system | UDP rise p99 | UDP rise p99 after warm-up "
+                       "| ICMP rise p99 | TCP srtt rise | goodput |",
+                       "|---|---:|---:|---:|---:|---:|"]
                 for s in systems:
                     rs = runs.get((rate, load, s))
                     if not rs or s == rsys:
                         continue
                     md.append(f"| {s} | {ratio(med(rs, 'udp_rise99'), med(rr, 'udp_rise99'))} "
+                              f"| {ratio(med(rs, 'udp_rise99s'), med(rr, 'udp_rise99s'))} "
                               f"| {ratio(med(rs, 'icmp_rise99'), med(rr, 'icmp_rise99'))} "
                               f"| {ratio(med(rs, 'srtt_rise'), med(rr, 'srtt_rise'))} "
                               f"| {ratio(med(rs, 'goodput'), med(rr, 'goodput'))} |")

@@ -31,8 +31,15 @@ $(OUTPUT)/live: bench/live.c | $(OUTPUT)
 # test-run costs, then the attached programs under real traffic and the
 # router's throughput with and without sojourn (bench/live.sh)
 bench-cost: all $(OUTPUT)/cost $(OUTPUT)/live $(OUTPUT)/floor.bpf.o
-	$(Q)nice -n 10 $(OUTPUT)/cost
-	$(Q)nice -n 10 bench/live.sh
+	$(Q)mkdir -p bench/results
+	$(Q){ echo "# Cost of sojourn per packet and through a router"; echo; \
+	  echo "\`make bench-cost\` on $$(date -u +%Y-%m-%dT%H:%MZ), kernel" \
+	    "$$(uname -r), $$(nproc) CPUs, commit $$(git rev-parse --short HEAD)," \
+	    "load average $$(cut -d' ' -f1-3 /proc/loadavg) at the start." \
+	    "See bench/README.md for how each figure is made."; \
+	  echo; echo "## Test-run (build/cost)"; \
+	  nice -n 10 $(OUTPUT)/cost; echo; \
+	  nice -n 10 bench/live.sh; } | tee bench/results/cost.md
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
