@@ -52,3 +52,8 @@ bench-vm: deps
 	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(VM_PKGS)"
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
 	$(Q)QUICK=$(QUICK) bench/vm.sh
+
+# `make bench-fair`: the fairness scenarios' figures into bench/results/
+.PHONY: bench-fair
+bench-fair: all
+	$(Q)nice -n 10 bench/fairness.sh

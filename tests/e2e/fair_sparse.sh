@@ -7,8 +7,8 @@
 # link; a 20 Hz UDP probe (irtt) and a 20 Hz ping run beside them.
 #   off     sojourn with sparse_class off: the probes wait in the FIFO
 #           behind the bulk, about CoDel's target or more
-#   1:20    sojourn with sparse_class 1:20: a flow holding at most one
-#           quantum in the queue is steered to 1:20
+#   1:20    sojourn with sparse_class 1:20: a flow that sent at most one
+#           quantum over the last interval is steered to 1:20
 # With steering, both probes' p99 rise must stay under 5 ms.
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
