@@ -73,6 +73,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	struct sj_settings *set;
 	struct sj_stats *st;
 	struct sj_flow *flow;
+	__u32 sparse_priority;
 	struct sj_queue *q;
 	__u64 stamp, now;
 	codel_time_t sojourn, cnow;
@@ -113,7 +114,16 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 
 	bpf_spin_lock(&set->lock);
 	params = set->codel;
+	sparse_priority = set->sparse_priority;
 	bpf_spin_unlock(&set->lock);
+
+	/* a packet we sent ahead to another class did not wait in the bulk
+	 * queue: its short sojourn says nothing of that queue, and fed to
+	 * the law it would keep resetting "above target" for the bulk */
+	if (sparse_priority && skb->priority == sparse_priority) {
+		sj_learn_txq(skb, qidx);
+		return 0;
+	}
 
 	/* the backlog only matters once sojourn is above target: below it,
 	 * skip the chase through the device's queues */

@@ -50,12 +50,14 @@ run() {
 	P99_UDP=$(fsub "$(jq '.round_trips[] | .delay.rtt // empty | . / 1e6' \
 		"$WORK/$tag.irtt.json" | pctl 99)" "$irtt_idle")
 	GOODPUT=$(goodput "$tag")
+	BULK_RISE=$(fsub "$(rtt_median "$tag")" "$idle")
 }
 
 sj attach "$DEV_RS" sparse_class off -n "$NS_R" || die "attach"
 run off
 row "off: ping / irtt p99 rise (ms)" "$P99_PING / $P99_UDP" "" info
 row "off: bulk goodput (Mbit/s)" "$GOODPUT" "" info
+row "off: bulk RTT rise median (ms)" "$BULK_RISE" "" info
 
 sj change "$DEV_RS" sparse_class 1:20 -n "$NS_R" || die "change sparse_class"
 is "show: sparse_class" "$(sj show "$DEV_RS" -j -n "$NS_R" | jq -r '.[0].sparse_class')" 1:20
@@ -67,5 +69,7 @@ check "steered: sparse_steered" "$(jq .sparse_steered <<<"$stats")" '>' 0
 check "steered: packets in class 1:20" \
 	"$(inr tc -s class show dev "$DEV_RS" classid 1:20 | awk '/Sent/{print $4; exit}')" '>' 100
 row "steered: bulk goodput (Mbit/s)" "$GOODPUT" "" info
+# steering must not cost the bulk its CoDel: the law sees only the bulk class
+check "steered: bulk RTT rise median (ms)" "$BULK_RISE" '<' 30
 
 finish fair_sparse
