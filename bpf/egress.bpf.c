@@ -29,9 +29,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 cfg_mode = SJ_MODE_QUEUE;
 const volatile __u32 cfg_direction = SJ_DIR_EGRESS;
 
-#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
-#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
-
 /* Headers we may need when the stack left them outside the linear part */
 #define SJ_PULL_LEN 128
 

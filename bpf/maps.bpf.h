@@ -12,6 +12,11 @@
 #include <bpf/bpf_endian.h>
 #include "sojourn.h"
 
+/* A load or store the compiler must make exactly once, as written: for
+ * words other CPUs change at the same time without a lock */
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+
 /* Set by the loader before load; the verifier sees them as constants. */
 const volatile __u32 cfg_ifindex __weak = 0;
 const volatile __u64 cfg_netns_cookie __weak = 0;

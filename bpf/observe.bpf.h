@@ -15,7 +15,6 @@
 #include "hist.h"
 
 #define sj_obs_barrier() asm volatile("" ::: "memory")
-#define SJ_OBS_ONCE(x) (*(volatile typeof(x) *)&(x))
 
 /* The device histogram, and the part of it that went to no flow */
 struct {
@@ -97,14 +96,14 @@ static __always_inline void sj_observe_enqueue(struct __sk_buff *skb,
 	if (!s)
 		return;
 	/* nearly always ours already: read, do not write the shared line */
-	if (SJ_OBS_ONCE(s->hash) == h && sj_obs_key_eq(&s->key, key))
+	if (READ_ONCE(s->hash) == h && sj_obs_key_eq(&s->key, key))
 		return;
 	/* the reader checks the hash before and after copying the key */
-	SJ_OBS_ONCE(s->hash) = 0;
+	WRITE_ONCE(s->hash, 0);
 	sj_obs_barrier();
 	s->key = *key;
 	sj_obs_barrier();
-	SJ_OBS_ONCE(s->hash) = h;
+	WRITE_ONCE(s->hash, h);
 }
 
 /* The flow of a packet leaving the queue, or NULL when its slot was taken
@@ -118,12 +117,12 @@ static __always_inline struct sj_flow *sj_observe_flow_of(__u32 hash)
 	if (!hash)
 		return NULL;
 	s = bpf_map_lookup_elem(&flow_slots, &idx);
-	if (!s || SJ_OBS_ONCE(s->hash) != hash)
+	if (!s || READ_ONCE(s->hash) != hash)
 		return NULL;
 	sj_obs_barrier();
 	__builtin_memcpy(&key, &s->key, sizeof(key));
 	sj_obs_barrier();
-	if (SJ_OBS_ONCE(s->hash) != hash)
+	if (READ_ONCE(s->hash) != hash)
 		return NULL;
 	return bpf_map_lookup_elem(&flows, &key);
 }

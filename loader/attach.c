@@ -65,14 +65,6 @@ static int pin_all(struct attach_ctx *c)
 	return 0;
 }
 
-static __u32 prog_id_of(int fd)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
-}
-
 /* Before the tc program goes onto the device: its id in meta, meta and
  * the program pinned in the tmp folder, so that an attach killed while
  * hooking leaves what the next command needs to take it off again. */
@@ -83,7 +75,7 @@ static int pin_early(struct attach_ctx *c)
 	char path[SJ_PATH_MAX];
 	__u32 zero = 0;
 
-	c->meta.prog_id = prog_id_of(prog_fd);
+	c->meta.prog_id = sj_prog_id(prog_fd);
 	if (bpf_map_update_elem(meta_fd, &zero, &c->meta, 0))
 		return sj_err("cannot write meta: %s", strerror(errno));
 	if (sj_pin_path(path, c->tmp, "meta") || bpf_obj_pin(meta_fd, path) ||

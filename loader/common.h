@@ -68,6 +68,7 @@ int sj_pins_find(const char *dev, __u64 cookie, enum sj_dir dir,
 int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
 		   struct sj_meta *meta, int meta_fd, int *link_fd);
 int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd);
+__u32 sj_prog_id(int prog_fd);	/* 0 when the kernel will not say */
 
 /* xdp.c: our XDP program through libxdp's dispatcher, and off again */
 struct sojourn_xdp;

@@ -18,6 +18,7 @@
 #include <ini.h>
 #include "config.h"
 #include "fair.h"
+#include "tune.h"
 #include "units.h"
 
 struct parse {
@@ -217,12 +218,10 @@ static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		return 1;
 	}
 	if (!strcmp(k, "SparseClass")) {
-		unsigned int maj, min;
-		char end;
+		__u32 classid;
 
 		if (strcmp(v, "auto") && strcmp(v, "off") &&
-		    (sscanf(v, "%x:%x%c", &maj, &min, &end) != 2 || !maj || !min ||
-		     maj > 0xffff || min > 0xffff))
+		    sj_parse_classid(v, &classid))
 			return fail(p, k, "\"%s\" is not a class like 1:20, auto or off", v);
 		snprintf(r->sparse, sizeof(r->sparse), "%s", v);
 		return 1;

@@ -122,7 +122,7 @@ int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
 	return 0;
 }
 
-static __u32 prog_id(int fd)
+__u32 sj_prog_id(int fd)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
@@ -147,7 +147,7 @@ int sj_hook_detach_clsact(const struct sj_meta *meta, int prog_fd)
 		return sj_err("cannot query our clsact filter: %s", strerror(-err));
 	/* gone already (removed by hand, or by a detach that was killed):
 	 * the clsact qdisc we made may still be there */
-	if (!err && (prog_fd < 0 || q.prog_id == prog_id(prog_fd))) {
+	if (!err && (prog_fd < 0 || q.prog_id == sj_prog_id(prog_fd))) {
 		LIBBPF_OPTS(bpf_tc_opts, d, .handle = meta->tc_handle,
 			    .priority = meta->tc_priority);
 

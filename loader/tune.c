@@ -63,8 +63,7 @@ static int parse_rate_arg(const char *val, __u64 *Bps)
 	return 0;
 }
 
-/* tc's class handle: hex major:minor, e.g. 1:20 */
-static int parse_classid(const char *val, __u32 *classid)
+int sj_parse_classid(const char *val, __u32 *classid)
 {
 	unsigned int maj, min;
 	char end;
@@ -160,7 +159,7 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 				t->sparse = SJ_SPARSE_OFF;
 			} else if (val && !strcmp(val, "auto")) {
 				t->sparse = SJ_SPARSE_AUTO;
-			} else if (parse_classid(val, &t->sparse_classid) == 0) {
+			} else if (sj_parse_classid(val, &t->sparse_classid) == 0) {
 				t->sparse = SJ_SPARSE_CLASS;
 			} else {
 				return sj_err("bad sparse_class \"%s\": expected a class like 1:20, auto or off",

@@ -47,5 +47,7 @@ __u32 sj_sparse_auto_priority(const char *root_kind);
 /* "ingress"/"egress" right after DEV; returns how many words it took */
 int sj_dir_arg(int argc, char **argv, enum sj_dir *dir);
 const char *sj_dir_name(enum sj_dir dir);
+/* tc's class handle, hex major:minor (e.g. 1:20), neither part 0 */
+int sj_parse_classid(const char *s, __u32 *classid);
 
 #endif
