@@ -45,11 +45,8 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
 	$(Q)QUICK=$(QUICK) nice -n 10 bench/rrul.sh
 
-# the VM run needs qemu and busybox-static, which `make check` does not:
-# installed here, not through DEB_PKGS
-VM_PKGS := qemu-system-x86 busybox-static kmod
+# qemu and busybox-static come with DEB_PKGS (tests/e2e/kernel_61.sh)
 bench-vm: deps
-	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(VM_PKGS)"
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/delayline
 	$(Q)QUICK=$(QUICK) bench/vm.sh
 

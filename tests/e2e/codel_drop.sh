@@ -10,13 +10,15 @@
 #  2. sojourn noecn: the bulk RTT rise stays near target, stats.drops > 0,
 #     stats.ecn_mark == 0, goodput within 10% of FIFO.
 #
-# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, RISE_MAX= (ms), SOJOURN= override.
 
 # shellcheck source=SCRIPTDIR/../lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 topo_require sojourn
 
 SECS=${SECS:-20}
+# tests/e2e/kernel_61.sh allows more under qemu TCG, whose timers jitter
+RISE_MAX=${RISE_MAX:-15}
 topo_trap "$NS_R:$DEV_RS"
 
 topo_up 1
@@ -44,7 +46,7 @@ run_load codel "$SECS" 5201:4 || die "iperf3 failed (sojourn run)"
 stats=$(sj_stats "$DEV_RS")
 log "stats: $(jq -c '.stats | del(.queues)' <<<"$stats")"
 codel_gp=$(goodput codel)
-check "sojourn: bulk RTT rise median (ms)" "$(fsub "$(rtt_median codel)" "$idle")" '<' 15
+check "sojourn: bulk RTT rise median (ms)" "$(fsub "$(rtt_median codel)" "$idle")" '<' "$RISE_MAX"
 check "sojourn: goodput % of FIFO" \
 	"$(awk -v a="$codel_gp" -v b="$fifo_gp" 'BEGIN{printf "%.1f", 100*a/b}')" '>=' 90
 row "sojourn: goodput (Mbit/s)" "$codel_gp" "" info

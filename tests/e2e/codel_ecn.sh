@@ -12,13 +12,15 @@
 #     and a short FIFO run is bloated again (the AQM is really gone).
 #  4. detach again succeeds (idempotent).
 #
-# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, RISE_MAX= (ms), SOJOURN= override.
 
 # shellcheck source=SCRIPTDIR/../lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 topo_require sojourn
 
 SECS=${SECS:-20}
+# tests/e2e/kernel_61.sh allows more under qemu TCG, whose timers jitter
+RISE_MAX=${RISE_MAX:-15}
 cleanup() {
 	# Never leave an attachment behind for a namespace we are deleting.
 	[ -e "/run/netns/$NS_R" ] &&
@@ -62,7 +64,7 @@ codel_rtt=$(rtt_median codel)
 codel_gp=$(goodput codel)
 pkts=$(jq -r '.stats.packets // 0' <<<"$stats")
 drops=$(jq -r '.stats.drops // 0' <<<"$stats")
-check "sojourn: bulk RTT rise median (ms)" "$(fsub "$codel_rtt" "$idle")" '<' 15
+check "sojourn: bulk RTT rise median (ms)" "$(fsub "$codel_rtt" "$idle")" '<' "$RISE_MAX"
 check "sojourn: goodput % of FIFO" \
 	"$(awk -v a="$codel_gp" -v b="$fifo_gp" 'BEGIN{printf "%.1f", 100*a/b}')" '>=' 90
 row "sojourn: goodput (Mbit/s)" "$codel_gp" "" info

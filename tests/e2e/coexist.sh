@@ -116,7 +116,24 @@ is "noqueue: root qdisc untouched" \
 	"$(inr tc qdisc show dev "${SJ_ID}q0" | awk 'NR==1{print $2}')" noqueue
 
 # --- beside another filter, both hooks -----------------------------------
-for hook in tcx clsact; do
+# tcx arrived in 6.6; before it, asking for it is one clear line and
+# leaves nothing behind
+hooks="tcx clsact"
+if [ "$(printf '%s\n' 6.6 "$(uname -r)" | sort -V | head -1)" != 6.6 ]; then
+	hooks=clsact
+	rs_ifindex=$(ip -n "$NS_R" -j link show dev "$DEV_RS" | jq '.[0].ifindex')
+	pins_for "$rs_ifindex" >"$WORK/tcxpins.before"
+	sj attach "$DEV_RS" hook tcx -n "$NS_R" >"$WORK/tcx.out" 2>&1
+	rc=$?
+	check "tcx on $(uname -r): attach exit code" "$rc" '!=' 0
+	check "tcx on $(uname -r): lines of output" "$(wc -l <"$WORK/tcx.out")" '==' 1
+	grep -q 'hook clsact' "$WORK/tcx.out"
+	verdict "tcx on $(uname -r): message suggests hook clsact" $?
+	pins_for "$rs_ifindex" >"$WORK/tcxpins.after"
+	cmp -s "$WORK/tcxpins.before" "$WORK/tcxpins.after"
+	verdict "tcx on $(uname -r): nothing pinned" $?
+fi
+for hook in $hooks; do
 	tc_snapshot "$NS_R" "$DEV_RS" >"$WORK/tc.before"
 	nf0=$(nfilters "$DEV_RS")
 	if ! sj attach "$DEV_RS" hook "$hook" -n "$NS_R"; then
