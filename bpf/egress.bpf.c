@@ -138,6 +138,12 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
 	}
+	if (!set->fair) {
+		/* plain CoDel: any flow may take the queue's signal, and
+		 * nothing below is read */
+		*heavy = 1;
+		goto admit;
+	}
 	mean = READ_ONCE(q->mean_backlog);
 	*heavy = sj_fair_heavy(backlog, mean);
 	if (*heavy) {
@@ -150,10 +156,6 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		flow->heavy_since = 0;
 		flow->signals_heavy = 0;
 	}
-	if (!set->fair)
-		goto admit;
-	/* the mean is the fair share of the flows that answer: those
-	 * judged unresponsive, and what is dropped, stay out of it */
 	/* judged unresponsive: heavy for an interval in spite of signals,
 	 * while the queue stands above target; acquitted after an interval
 	 * of being light */
@@ -172,9 +174,11 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 			return 1;
 		}
 	}
-admit:
+	/* the mean is the fair share of the flows that answer: those
+	 * judged unresponsive, and what is dropped, stay out of it */
 	if (!flow->drop_p)
 		WRITE_ONCE(q->mean_backlog, sj_fair_mean_step(mean, backlog));
+admit:
 	__sync_fetch_and_add(&flow->backlog, len);
 	flow->backlog_at = now;
 	return 0;
