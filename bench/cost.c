@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * What the egress (tc) and ingress (XDP, rate mode) programs cost per
- * packet, each against its floor (parse and count only, bench/floor.bpf.c),
+ * packet, each against its floor (parse and count only, bench/floor.bpf.c)
+ * and egress also against the flow floor (that plus one flow entry),
  * as the flow table grows to 1M flows.  All run through BPF_PROG_TEST_RUN;
  * nothing is attached.  The figure is opts.duration, the kernel's own ns
  * per run over `repeat` runs.  The dequeue tracepoint cannot be test-run:
@@ -49,13 +50,15 @@ struct frame {
 	__u32 len;
 };
 
-/* measured in pairs: a floor, then the program it is the floor of */
-enum { FLOOR_TC, EGRESS, FLOOR_XDP, XDP, NPROGS };
-static const char *const prog_name[NPROGS] = { "tc floor", "egress",
-					       "XDP floor", "XDP ingress" };
+/* measured side by side: the floors, then the programs they are floors of */
+enum { FLOOR_TC, FLOOR_FLOW, EGRESS, FLOOR_XDP, XDP, NPROGS };
+static const char *const prog_name[NPROGS] = { "tc floor", "flow floor",
+					       "egress", "XDP floor",
+					       "XDP ingress" };
 static int prog_fd[NPROGS], prog_ret[NPROGS] = { SJ_ACT_NEXT, SJ_ACT_NEXT,
-						 XDP_PASS, XDP_PASS };
-static int flows_fd, xflows_fd, stats_fd, ncpu;
+						 SJ_ACT_NEXT, XDP_PASS,
+						 XDP_PASS };
+static int flows_fd, xflows_fd, fflows_fd, stats_fd, ncpu;
 
 static struct sj_flow_key flow_key(__u32 i)
 {
@@ -145,11 +148,13 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Adds flows [from, to) to the table fd */
-static void populate(int fd, __u32 from, __u32 to)
+/* Adds flows [from, to) to the table fd: sojourn's struct sj_flow values,
+ * or the flow floor's last-seen times (vsz 8) */
+static void populate(int fd, __u32 from, __u32 to, size_t vsz)
 {
 	static struct sj_flow_key keys[CHUNK];
 	static struct sj_flow vals[CHUNK];
+	__u64 *seen = (__u64 *)vals;
 	struct timespec ts;
 	__u64 now;
 
@@ -162,13 +167,17 @@ static void populate(int fd, __u32 from, __u32 to)
 
 		for (__u32 j = 0; j < n; j++) {
 			keys[j] = flow_key(base + j);
-			vals[j] = (struct sj_flow){ .first_seen_ns = now,
-						    .last_seen_ns = now };
+			if (vsz == sizeof(*seen))
+				seen[j] = now;
+			else
+				vals[j] = (struct sj_flow){ .first_seen_ns = now,
+							    .last_seen_ns = now };
 		}
 		if (bpf_map_update_batch(fd, keys, vals, &cnt, &bo) == 0)
 			continue;
 		for (__u32 j = 0; j < n; j++)	/* no batch ops: one by one */
-			if (bpf_map_update_elem(fd, &keys[j], &vals[j], 0))
+			if (bpf_map_update_elem(fd, &keys[j],
+						(__u8 *)vals + j * vsz, 0))
 				die("populate flows", errno);
 	}
 }
@@ -302,18 +311,21 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt,
 static void print_table(const struct result *res, int cold, int decimals,
 			size_t base)
 {
-	printf("| flows | tc floor | egress | egress/floor | egress vs 1k "
-	       "| XDP floor | XDP ingress | XDP/floor | XDP vs 1k |\n");
-	printf("|------:|---------:|-------:|-------------:|-------------:"
-	       "|----------:|------------:|----------:|----------:|\n");
+	printf("| flows | tc floor | flow floor | egress | egress/floor "
+	       "| egress/flow floor | egress vs 1k | XDP floor | XDP ingress "
+	       "| XDP/floor | XDP vs 1k |\n");
+	printf("|------:|---------:|-----------:|-------:|-------------:"
+	       "|------------------:|-------------:|----------:|------------:"
+	       "|----------:|----------:|\n");
 	for (size_t c = 0; c < NCOUNTS; c++) {
 		const double *v = cold ? res[c].cold : res[c].warm;
 		const double *b = cold ? res[base].cold : res[base].warm;
 
-		printf("| %u | %.*f | %.*f | %.2f | %.2f | %.*f | %.*f | %.2f "
-		       "| %.2f |\n", counts[c],
-		       decimals, v[FLOOR_TC], decimals, v[EGRESS],
-		       v[EGRESS] / v[FLOOR_TC], v[EGRESS] / b[EGRESS],
+		printf("| %u | %.*f | %.*f | %.*f | %.2f | %.2f | %.2f | %.*f "
+		       "| %.*f | %.2f | %.2f |\n", counts[c],
+		       decimals, v[FLOOR_TC], decimals, v[FLOOR_FLOW],
+		       decimals, v[EGRESS], v[EGRESS] / v[FLOOR_TC],
+		       v[EGRESS] / v[FLOOR_FLOW], v[EGRESS] / b[EGRESS],
 		       decimals, v[FLOOR_XDP], decimals, v[XDP],
 		       v[XDP] / v[FLOOR_XDP], v[XDP] / b[XDP]);
 	}
@@ -322,11 +334,15 @@ static void print_table(const struct result *res, int cold, int decimals,
 static void load_floor(struct bpf_object **obj)
 {
 	struct bpf_program *p;
+	struct bpf_map *m;
 	int err;
 
 	*obj = bpf_object__open_file(FLOOR_OBJ, NULL);
 	if (!*obj)
 		die("open " FLOOR_OBJ, errno);
+	m = bpf_object__find_map_by_name(*obj, "floor_flows");
+	if (!m || (err = bpf_map__set_max_entries(m, FLOWS_MAX)))
+		die("floor_flows max_entries", m ? err : ENOENT);
 	/* the tracepoint floor belongs to bench/live.sh */
 	p = bpf_object__find_program_by_name(*obj, "floor_dequeue");
 	if (p)
@@ -337,6 +353,11 @@ static void load_floor(struct bpf_object **obj)
 	if (!p)
 		die("floor_parse", ENOENT);
 	prog_fd[FLOOR_TC] = bpf_program__fd(p);
+	p = bpf_object__find_program_by_name(*obj, "floor_flow");
+	if (!p)
+		die("floor_flow", ENOENT);
+	prog_fd[FLOOR_FLOW] = bpf_program__fd(p);
+	fflows_fd = bpf_map__fd(m);
 	p = bpf_object__find_program_by_name(*obj, "floor_xdp");
 	if (!p)
 		die("floor_xdp", ENOENT);
@@ -399,8 +420,9 @@ int main(void)
 
 	created0 = flows_created();
 	for (size_t c = 0; c < NCOUNTS; c++) {
-		populate(flows_fd, have, counts[c]);
-		populate(xflows_fd, have, counts[c]);
+		populate(flows_fd, have, counts[c], sizeof(struct sj_flow));
+		populate(xflows_fd, have, counts[c], sizeof(struct sj_flow));
+		populate(fflows_fd, have, counts[c], sizeof(__u64));
 		have = counts[c];
 		miss[c] = missing(flows_fd, have);
 		xmiss[c] = missing(xflows_fd, have);
@@ -443,6 +465,13 @@ int main(void)
 	       res[last].warm[EGRESS] <= 1.2 * res[base].warm[EGRESS] ?
 	       "met" : "NOT met",
 	       res[last].warm[EGRESS] / res[base].warm[EGRESS]);
+
+	printf("egress over the flow floor (parse, clock, one LRU hash entry "
+	       "per flow): %.2fx at 1, %.2fx at 1M; the flow floor alone is "
+	       "%.2fx the tc floor\n",
+	       res[0].warm[EGRESS] / res[0].warm[FLOOR_FLOW],
+	       res[last].warm[EGRESS] / res[last].warm[FLOOR_FLOW],
+	       res[0].warm[FLOOR_FLOW] / res[0].warm[FLOOR_TC]);
 
 	bpf_object__close(fobj);
 	sojourn_xdp__destroy(xskel);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The floor for bench/cost.c: a tc program that parses the frame with the
+ * The floors for bench/cost.c: a tc program that parses the frame with the
  * same sj_parse() the egress program uses, counts the kind per CPU and
  * passes the packet on.  Nothing else: what every AQM must at least pay.
+ * Beside it the flow floor: that, plus what keeping state per flow costs.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -30,6 +31,39 @@ int floor_parse(struct __sk_buff *skb)
 
 	if (n)
 		(*n)++;
+	return SJ_ACT_NEXT;
+}
+
+/*
+ * The floor of any per-flow AQM: the clock read, the parse, and one flow
+ * entry found (or made) in an LRU hash keyed like sojourn's, its last-seen
+ * time written.  What sojourn's egress costs above this is its own logic.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SJ_FLOWS_DEFAULT);
+	__type(key, struct sj_flow_key);
+	__type(value, __u64);
+} floor_flows SEC(".maps");
+
+SEC("tc")
+int floor_flow(struct __sk_buff *skb)
+{
+	__u64 now = bpf_ktime_get_ns(), *seen;
+	struct sj_pkt pkt;
+	__u32 kind = sj_parse((void *)(long)skb->data,
+			      (void *)(long)skb->data_end, &pkt);
+	__u64 *n = bpf_map_lookup_elem(&floor_kinds, &kind);
+
+	if (n)
+		(*n)++;
+	if (!pkt.has_flow)
+		return SJ_ACT_NEXT;
+	seen = bpf_map_lookup_elem(&floor_flows, &pkt.key);
+	if (seen)
+		*seen = now;
+	else
+		bpf_map_update_elem(&floor_flows, &pkt.key, &now, BPF_NOEXIST);
 	return SJ_ACT_NEXT;
 }
 

@@ -16,14 +16,7 @@
 fl_require setpriv unshare stat
 
 NS=sjs$$ DEV=sa$$
-cleanup() {
-	timeout 10 "$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
-	ip netns del "$NS" 2>/dev/null
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fl_ns "$NS" "$DEV" || { echo "FAIL: cannot build namespace"; exit 1; }
-COOKIE=$(fl_cookie "$NS" "$DEV") || { echo "FAIL: plain attach/detach"; exit 1; }
+fl_setup
 
 # 1. modes
 "$SOJOURN" attach "$DEV" -n "$NS" || fail "attach"
@@ -78,15 +71,7 @@ for who in nobody no-bpf no-net_admin no-perfmon; do
 		[ "$cmd" = gc ] || args+=(-n "$NS")
 		err=$("${run[@]}" "$SOJOURN" "${args[@]}" 2>&1 >/dev/null)
 		rc=$?
-		lines=$(printf '%s' "$err" | grep -c '')
-		if [ "$rc" != 0 ] && [ "$lines" = 1 ] && grep -q '^sojourn: needs CAP_BPF' <<<"$err"; then
-			pass "$who: '$cmd' refuses in one line"
-		else
-			fail "$who: '$cmd': rc $rc, $lines lines: $err"
-		fi
-		f=$(folders "$NS" "$DEV") h=$(hooked "$NS" "$DEV")
-		q=$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)
-		[ "$f$h$q" = 000 ] || fail "$who: after '$cmd': folders $f, programs $h, clsact $q"
+		fl_refused "$who: '$cmd'" "$rc" "$err" '^sojourn: needs CAP_BPF'
 	done
 done
 

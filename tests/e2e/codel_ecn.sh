@@ -21,14 +21,7 @@ topo_require sojourn
 SECS=${SECS:-20}
 # tests/e2e/kernel_61.sh allows more under qemu TCG, whose timers jitter
 RISE_MAX=${RISE_MAX:-15}
-cleanup() {
-	# Never leave an attachment behind for a namespace we are deleting.
-	[ -e "/run/netns/$NS_R" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RS"
 
 topo_up 1
 topo_ecn 1 1

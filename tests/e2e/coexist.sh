@@ -29,16 +29,7 @@
 . "$(dirname "$0")/../lib/topo.sh"
 topo_require sojourn clang bpftool
 
-cleanup() {
-	if [ -e "/run/netns/$NS_R" ]; then
-		for d in "$DEV_RS" "$DEV_RC" "${SJ_ID}q0"; do
-			timeout 10 "$SOJOURN" detach "$d" -n "$NS_R" >/dev/null 2>&1
-		done
-	fi
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RS" "$NS_R:$DEV_RC" "$NS_R:${SJ_ID}q0"
 
 topo_up 1
 topo_shape 20mbit

@@ -24,16 +24,7 @@ FLOWGEN=$SJ_ROOT/build/flowgen
 
 SECS=${SECS:-10}
 NFLOWS=10000
-BG=""
-cleanup() {
-	local p
-	for p in $BG; do kill "$p" 2>/dev/null; done
-	[ -e "/run/netns/$NS_R" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RS"
 
 # a TCP port nobody listens on, in the namespace we run in
 free_port() {
@@ -63,11 +54,11 @@ port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 "$SOJOURN" export --listen "127.0.0.1:$port" --flows 5 -n "$NS_R" \
 	2>"$WORK/export.err" &
-BG="$BG $!"
+TOPO_BG="$TOPO_BG $!"
 wait_http "$url" || die "export did not answer on $url: $(cat "$WORK/export.err")"
 
 inc nice -n 10 "$FLOWGEN" "$IP_S" 30000 "$NFLOWS" 0 500 &
-BG="$BG $!"
+TOPO_BG="$TOPO_BG $!"
 run_load bulk "$SECS" 5201:4 >/dev/null 2>&1 &
 load=$!
 sleep 3		# flows in the table, the FIFO full
@@ -113,7 +104,7 @@ verdict "promtool check metrics (textfile)" $rc
 is "textfile mode" "$(stat -c %a "$tf")" 644
 "$SOJOURN" export --textfile "$tf" -i 0.1 -n "$NS_R" &
 writer=$!
-BG="$BG $writer"
+TOPO_BG="$TOPO_BG $writer"
 bad=0
 for i in $(seq 20); do
 	cp "$tf" "$WORK/read.prom"
@@ -135,7 +126,7 @@ verdict "refusal names --allow-remote" $?
 check "refusal: lines on stderr" "$(wc -l <"$WORK/remote.err")" '==' 1
 nsx "$NS_S" "$SOJOURN" export --listen "$IP_S:$port" --allow-remote \
 	2>"$WORK/remote.err" &
-BG="$BG $!"
+TOPO_BG="$TOPO_BG $!"
 inc bash -c "for i in \$(seq 50); do
 	curl -sf -o /dev/null http://$IP_S:$port/metrics && exit 0; sleep 0.1; done; exit 1"
 verdict "--allow-remote: served to the client namespace" $?

@@ -12,14 +12,7 @@
 fl_require unshare
 
 NS=sjb$$ DEV=ba$$
-cleanup() {
-	timeout 10 "$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
-	ip netns del "$NS" 2>/dev/null
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fl_ns "$NS" "$DEV" || { echo "FAIL: cannot build namespace"; exit 1; }
-COOKIE=$(fl_cookie "$NS" "$DEV") || { echo "FAIL: plain attach/detach"; exit 1; }
+fl_setup
 
 # without MODE: bpffs unmounted; "tmpfs": a tmpfs in its place
 run_without_bpffs() {
@@ -42,15 +35,7 @@ for mode in unmounted tmpfs; do
 		if [ "$rc" = 99 ]; then
 			skip "cannot unmount bpffs in a private mount namespace"
 		fi
-		lines=$(printf '%s' "$err" | grep -c '')
-		if [ "$rc" != 0 ] && [ "$lines" = 1 ] && grep -q 'no BPF filesystem at /sys/fs/bpf' <<<"$err"; then
-			pass "bpffs $mode: '$cmd' refuses in one line"
-		else
-			fail "bpffs $mode: '$cmd' rc $rc, $lines lines: $err"
-		fi
-		f=$(folders "$NS" "$DEV") h=$(hooked "$NS" "$DEV")
-		q=$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)
-		[ "$f$h$q" = 000 ] || fail "bpffs $mode: after '$cmd': folders $f, programs $h, clsact $q"
+		fl_refused "bpffs $mode: '$cmd'" "$rc" "$err" 'no BPF filesystem at /sys/fs/bpf'
 	done
 done
 # and with bpffs back, all is as before

@@ -58,6 +58,34 @@ fl_cookie() {
 
 ifindex() { ip -n "$1" -j link show dev "$2" 2>/dev/null | jq -r '.[0].ifindex'; }
 
+# fl_setup: NS with one device DEV, taken away (detached first) however the
+# test ends; COOKIE set, from one plain attach and detach
+fl_cleanup() {
+	timeout 10 "$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
+	ip netns del "$NS" 2>/dev/null
+}
+fl_setup() {
+	trap fl_cleanup EXIT
+	trap 'exit 130' INT TERM
+	fl_ns "$NS" "$DEV" || { echo "FAIL: cannot build namespace"; exit 1; }
+	COOKIE=$(fl_cookie "$NS" "$DEV") || { echo "FAIL: plain attach/detach"; exit 1; }
+}
+
+# fl_refused WHAT RC ERR PATTERN: the command failed with one line matching
+# PATTERN and left no folder, program or clsact behind on NS's DEV
+fl_refused() {
+	local what=$1 rc=$2 err=$3 pattern=$4 lines f h q
+	lines=$(printf '%s' "$err" | grep -c '')
+	if [ "$rc" != 0 ] && [ "$lines" = 1 ] && grep -q "$pattern" <<<"$err"; then
+		pass "$what refuses in one line"
+	else
+		fail "$what: rc $rc, $lines lines: $err"
+	fi
+	f=$(folders "$NS" "$DEV") h=$(hooked "$NS" "$DEV")
+	q=$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)
+	[ "$f$h$q" = 000 ] || fail "after $what: folders $f, programs $h, clsact $q"
+}
+
 # finished folders of (NS with COOKIE, DEV), egress
 folders() {
 	local idx

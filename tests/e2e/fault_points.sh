@@ -17,15 +17,7 @@ fl_require strace
 NS=sjp$$
 DEV=pa$$
 SET=bpf,sendto,sendmsg,mkdir,rename,unlink,unlinkat,rmdir,flock,setns
-cleanup() {
-	timeout 10 "$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
-	ip netns del "$NS" 2>/dev/null
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-fl_ns "$NS" "$DEV" || { echo "FAIL: cannot build namespace"; exit 1; }
-COOKIE=$(fl_cookie "$NS" "$DEV") || { echo "FAIL: plain attach/detach"; exit 1; }
+fl_setup
 fl_reference "$NS" "$DEV" || { echo "FAIL: reference attach"; exit 1; }
 
 # nothing of ours on the device, or say what is left

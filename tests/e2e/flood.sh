@@ -25,14 +25,7 @@ SECS=${SECS:-20}
 FLOWS=${FLOWS:-300000}
 RATE=${RATE:-100mbit}
 TABLE_SIZE=65536
-cleanup() {
-	[ -n "${stall_pid:-}" ] && kill "$stall_pid" 2>/dev/null
-	[ -e "/run/netns/$NS_R" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RS"
 
 topo_up 1
 topo_ecn 1 1
@@ -57,6 +50,7 @@ stall_loop() {
 	done
 }
 stall_loop & stall_pid=$!
+TOPO_BG="$TOPO_BG $stall_pid"
 
 pps=$(( FLOWS / SECS + FLOWS / SECS / 10 ))
 log "flood: $pps pps of new 5-tuples for ${SECS}s beside 4 cubic flows"

@@ -29,18 +29,7 @@ topo_require sojourn
 
 SECS=${SECS:-12}
 PROBE_HZ=20
-BG=""
-cleanup() {
-	local p
-	for p in $BG; do kill "$p" 2>/dev/null; done
-	if [ -e "/run/netns/$NS_R" ]; then
-		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
-		timeout 10 "$SOJOURN" detach "$DEV_RC" ingress -n "$NS_R" >/dev/null 2>&1
-	fi
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RS" "$NS_R:$DEV_RC:ingress"
 
 topo_up 1
 topo_ecn 0 0
@@ -64,16 +53,16 @@ hist_json() { sj hist "$DEV_RS" -n "$NS_R" "$@" -j | jq -c '.[0]'; }
 
 # top during the load, once the flows are past slow start
 ( sleep "$WARMUP"; sj top "$DEV_RS" -n "$NS_R" -i 2 -j >"$WORK/top.json" ) &
-BG="$BG $!"
+TOPO_BG="$TOPO_BG $!"
 ( sleep "$WARMUP"; sj top "$DEV_RS" -n "$NS_R" -i 1 --frames 2 --rows 8 |
 	cat >"$WORK/top.txt" ) &
-BG="$BG $!"
+TOPO_BG="$TOPO_BG $!"
 
 log "4 cubic flows + ${PROBE_HZ} Hz probe for ${SECS}s"
 run_load obs "$SECS" 5201:4 || die "iperf3 failed"
 # shellcheck disable=SC2086
-wait $BG
-BG=""
+wait $TOPO_BG
+TOPO_BG=""
 sleep 1		# let the queue drain: every count settles
 
 # 1a. each iperf3 flow by its ports, bulk p99 above the probe's

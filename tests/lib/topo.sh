@@ -138,16 +138,18 @@ topo_down() {
 	TOPO_UP=0
 }
 
-# topo_trap NS:DEV[:DIRECTION]...: on exit, however the test ends, detach
-# these attachments (quietly: they may be gone already) and take the
-# topology down.
+# topo_trap NS:DEV[:DIRECTION]...: on exit, however the test ends, kill the
+# background processes listed in TOPO_BG, detach these attachments (quietly:
+# they may be gone already) and take the topology down.
+TOPO_BG=""
 topo_trap() {
 	TRAP_DETACH=("$@")
 	trap topo_cleanup EXIT
 	trap 'exit 130' INT TERM
 }
 topo_cleanup() {
-	local spec ns dev dir
+	local spec ns dev dir p
+	for p in $TOPO_BG; do kill "$p" 2>/dev/null; done
 	for spec in "${TRAP_DETACH[@]}"; do
 		IFS=: read -r ns dev dir <<<"$spec"
 		[ -e "/run/netns/$ns" ] || continue

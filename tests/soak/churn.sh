@@ -21,13 +21,7 @@ TCXQ=$SJ_ROOT/build/tcx_query
 
 SOAK_SECS=${SOAK_SECS:-600}
 SOAK_MEM_KB=${SOAK_MEM_KB:-8192}
-cleanup() {
-	[ -e "/run/netns/$NS_R" ] &&
-		timeout 10 "$SOJOURN" detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
-	topo_down
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+topo_trap "$NS_R:$DEV_RS"
 
 topo_up 1
 topo_ecn 1 1
