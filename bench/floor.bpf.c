@@ -21,16 +21,23 @@ struct {
 	__type(value, __u64);
 } floor_kinds SEC(".maps");
 
-SEC("tc")
-int floor_parse(struct __sk_buff *skb)
+/* The parse and the per-CPU count of its kind: every floor's core */
+static __always_inline void floor_count(void *data, void *data_end,
+					struct sj_pkt *pkt)
 {
-	struct sj_pkt pkt;
-	__u32 kind = sj_parse((void *)(long)skb->data,
-			      (void *)(long)skb->data_end, &pkt);
+	__u32 kind = sj_parse(data, data_end, pkt);
 	__u64 *n = bpf_map_lookup_elem(&floor_kinds, &kind);
 
 	if (n)
 		(*n)++;
+}
+
+SEC("tc")
+int floor_parse(struct __sk_buff *skb)
+{
+	struct sj_pkt pkt;
+
+	floor_count((void *)(long)skb->data, (void *)(long)skb->data_end, &pkt);
 	return SJ_ACT_NEXT;
 }
 
@@ -51,12 +58,8 @@ int floor_flow(struct __sk_buff *skb)
 {
 	__u64 now = bpf_ktime_get_ns(), *seen;
 	struct sj_pkt pkt;
-	__u32 kind = sj_parse((void *)(long)skb->data,
-			      (void *)(long)skb->data_end, &pkt);
-	__u64 *n = bpf_map_lookup_elem(&floor_kinds, &kind);
 
-	if (n)
-		(*n)++;
+	floor_count((void *)(long)skb->data, (void *)(long)skb->data_end, &pkt);
 	if (!pkt.has_flow)
 		return SJ_ACT_NEXT;
 	seen = bpf_map_lookup_elem(&floor_flows, &pkt.key);
@@ -72,12 +75,8 @@ SEC("xdp")
 int floor_xdp(struct xdp_md *ctx)
 {
 	struct sj_pkt pkt;
-	__u32 kind = sj_parse((void *)(long)ctx->data,
-			      (void *)(long)ctx->data_end, &pkt);
-	__u64 *n = bpf_map_lookup_elem(&floor_kinds, &kind);
 
-	if (n)
-		(*n)++;
+	floor_count((void *)(long)ctx->data, (void *)(long)ctx->data_end, &pkt);
 	return XDP_PASS;
 }
 
