@@ -21,6 +21,9 @@
 # VM_CPUS (2), VM_MEM (2048).
 
 VMDIR=${VMDIR:-/var/tmp/sojourn-vm}
+# this checkout: a share of its own where the guest's tmpfs /tmp or /run
+# would hide it (a clone under /tmp)
+VM_REPO=${VM_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VM_CPUS=${VM_CPUS:-2} VM_MEM=${VM_MEM:-2048}
 VM_MODS_9P="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev
 	virtio_pci netfs fscache 9pnet 9pnet_virtio 9p"
@@ -89,6 +92,10 @@ if mount -t 9p -o "\$o,ro,cache=loose" hostroot /host; then
 	mount -t tmpfs run /host/run
 	mkdir /host/tmp/out
 	mount -t 9p -o "\$o" out /host/tmp/out
+	r=\$(sed -n 's/.* sjrepo=\([^ ]*\).*/\1/p' /proc/cmdline)
+	case "\$r" in /tmp/*|/run/*)
+		mkdir -p "/host\$r" && mount -t 9p -o "\$o,ro,cache=loose" repo "/host\$r" ;;
+	esac
 	mount -t proc proc /host/proc
 	mount -t sysfs sys /host/sys
 	mount -t devtmpfs dev /host/dev
@@ -135,8 +142,9 @@ vm_boot() {
 		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" -cpu max \
 		-nographic -no-reboot -nic none \
 		-kernel "$VMDIR/root/boot/vmlinuz-$KVER" -initrd "$VMDIR/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet" \
+		-append "console=ttyS0 panic=-1 quiet sjrepo=$VM_REPO" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		</dev/null >"$out/console.log" 2>&1
 }
