@@ -22,7 +22,7 @@
 
 VMDIR=${VMDIR:-/var/tmp/sojourn-vm}
 # this checkout: a share of its own where the guest's tmpfs /tmp or /run
-# would hide it (a clone under /tmp)
+# or devtmpfs would hide it (a clone under /tmp)
 VM_REPO=${VM_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VM_CPUS=${VM_CPUS:-2} VM_MEM=${VM_MEM:-2048}
 VM_MODS_9P="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev
@@ -93,7 +93,7 @@ if mount -t 9p -o "\$o,ro,cache=loose" hostroot /host; then
 	mkdir /host/tmp/out
 	mount -t 9p -o "\$o" out /host/tmp/out
 	r=\$(sed -n 's/.* sjrepo=\([^ ]*\).*/\1/p' /proc/cmdline)
-	case "\$r" in /tmp/*|/run/*)
+	case "\$r" in /tmp/*|/run/*|/dev/*)
 		mkdir -p "/host\$r" && mount -t 9p -o "\$o,ro,cache=loose" repo "/host\$r" ;;
 	esac
 	mount -t proc proc /host/proc
