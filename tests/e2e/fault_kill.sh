@@ -42,10 +42,16 @@ span() {
 	"$SOJOURN" "$@" -n "$NS" >/dev/null 2>&1
 	echo $(( ($(date +%s%N) - t0) / 1000 ))
 }
+# the fastest of three rounds: the first runs cold (a fresh clone's first
+# exec and BTF load), and a span too long lets most commands finish
 declare -A span_us
-span_us[attach]=$(span attach "${DEVS[0]}")
-span_us[change]=$(span change "${DEVS[0]}" target 3ms)
-span_us[detach]=$(span detach "${DEVS[0]}")
+for round in 1 2 3; do
+	a=$(span attach "${DEVS[0]}") c=$(span change "${DEVS[0]}" target 3ms)
+	d=$(span detach "${DEVS[0]}")
+	[ "$round" = 1 ] || [ "$a" -lt "${span_us[attach]}" ] && span_us[attach]=$a
+	[ "$round" = 1 ] || [ "$c" -lt "${span_us[change]}" ] && span_us[change]=$c
+	[ "$round" = 1 ] || [ "$d" -lt "${span_us[detach]}" ] && span_us[detach]=$d
+done
 log "attach ${span_us[attach]} us, change ${span_us[change]} us, detach ${span_us[detach]} us"
 
 killed=0 finished=0 second=0 broken=0 checks=0
