@@ -45,12 +45,15 @@ span() {
 # the fastest of three rounds: the first runs cold (a fresh clone's first
 # exec and BTF load), and a span too long lets most commands finish
 declare -A span_us
+fastest() {
+	local t
+	t=$(span "$@")
+	[ -z "${span_us[$1]:-}" ] || [ "$t" -lt "${span_us[$1]}" ] && span_us[$1]=$t
+}
 for round in 1 2 3; do
-	a=$(span attach "${DEVS[0]}") c=$(span change "${DEVS[0]}" target 3ms)
-	d=$(span detach "${DEVS[0]}")
-	[ "$round" = 1 ] || [ "$a" -lt "${span_us[attach]}" ] && span_us[attach]=$a
-	[ "$round" = 1 ] || [ "$c" -lt "${span_us[change]}" ] && span_us[change]=$c
-	[ "$round" = 1 ] || [ "$d" -lt "${span_us[detach]}" ] && span_us[detach]=$d
+	fastest attach "${DEVS[0]}"
+	fastest change "${DEVS[0]}" target 3ms
+	fastest detach "${DEVS[0]}"
 done
 log "attach ${span_us[attach]} us, change ${span_us[change]} us, detach ${span_us[detach]} us"
 
