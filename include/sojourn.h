@@ -74,6 +74,8 @@ enum sj_dir {
 enum sj_mode {
 	SJ_MODE_QUEUE = 0,	/* sojourn measured in the device's real queue */
 	SJ_MODE_RATE = 1,	/* sojourn of a virtual queue drained at a rate */
+	SJ_MODE_OBSERVE = 2,	/* real queue measured, never signalled: for
+				 * roots that already are an AQM (fq_codel, ...) */
 };
 
 /* How libxdp placed our XDP program (enum xdp_attach_mode's values) */
