@@ -1399,6 +1399,60 @@ static void probe_lock_flags(void)
 	env.queue_flags = with_lock ? 0 : BPF_F_LOCK;
 }
 
+/*
+ * observe: the same program loaded with cfg_mode SJ_MODE_OBSERVE stamps
+ * and keys the packet and never carries out a signal, even one pending.
+ */
+static void test_observe(void)
+{
+	struct sj_flow_key key = key4(IPPROTO_TCP, 40080, 80);
+	struct sojourn_bpf *obs, *saved = env.skel;
+	struct setup s = DEFAULT_SETUP;
+	struct __sk_buff ctx = {};
+	struct sj_stats want;
+	struct frame f;
+	struct result r;
+
+	obs = sojourn_bpf__open();
+	if (!obs)
+		die("open the observe object", errno);
+	obs->rodata->cfg_mode = SJ_MODE_OBSERVE;
+	if (sojourn_bpf__load(obs))
+		die("load the observe object", errno);
+	env.skel = obs;
+	env.prog = bpf_program__fd(obs->progs.sojourn_egress);
+	env.settings = bpf_map__fd(obs->maps.settings);
+	env.queues = bpf_map__fd(obs->maps.queues);
+	env.stats = bpf_map__fd(obs->maps.stats);
+	env.flows = bpf_map__fd(obs->maps.flows);
+
+	tcp4(&f, ECT0, 40080);
+	want = want_delta(&f, SJ_PKT_TCP, 1);
+	s.flow = &key;
+	s.pending = 1;
+	s.ctx = &ctx;
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		__u64 cb = (__u64)r.ctx.cb[SJ_CB_STAMP_HI] << 32 |
+			   r.ctx.cb[SJ_CB_STAMP_LO];
+
+		check_unchanged(&f, &r);
+		check_delta(&r, &want);
+		check_pending(&r, 1);
+		CHECK(cb >= r.t0 && cb <= r.t1, "no enqueue time in cb[]");
+		CHECK(r.ctx.tstamp == 0, "tstamp written");
+	}
+	report("observe_never_signals");
+
+	sojourn_bpf__destroy(obs);
+	env.skel = saved;
+	env.prog = bpf_program__fd(saved->progs.sojourn_egress);
+	env.settings = bpf_map__fd(saved->maps.settings);
+	env.queues = bpf_map__fd(saved->maps.queues);
+	env.stats = bpf_map__fd(saved->maps.stats);
+	env.flows = bpf_map__fd(saved->maps.flows);
+}
+
 int main(void)
 {
 	int err;
@@ -1444,6 +1498,7 @@ int main(void)
 	test_no_signal();
 	test_ce_threshold();
 	test_tstamp();
+	test_observe();
 
 	sojourn_bpf__destroy(env.skel);
 	printf("%s: %d failed\n", failures ? "FAIL" : "PASS", failures);
