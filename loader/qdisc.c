@@ -57,8 +57,8 @@ bool sj_qdisc_owns_cb(const char *kind)
 	return i >= 0 && aqms[i].owns_cb;
 }
 
-/* tc's way of writing a handle: "1:", "1:2", ":2", "root" */
-static void handle_text(__u32 h, char *buf, size_t len)
+/* tc's way of writing a parent: "root", "1:2", ":2" (major 0), "1:" */
+static void parent_text(__u32 h, char *buf, size_t len)
 {
 	if (h == TC_H_ROOT)
 		snprintf(buf, len, "root");
@@ -70,12 +70,20 @@ static void handle_text(__u32 h, char *buf, size_t len)
 		snprintf(buf, len, "%x:%x", TC_H_MAJ(h) >> 16, TC_H_MIN(h));
 }
 
-static const struct sj_qdisc *find_handle(const struct sj_qdisc_tree *t, __u32 maj)
+/* The qdisc a child hangs under: the one whose handle has the parent's
+ * major.  The root first: a default mq and its children all have handle
+ * 0:, and the children hang under the root. */
+static const struct sj_qdisc *parent_of(const struct sj_qdisc_tree *t,
+					const struct sj_qdisc *q)
 {
+	__u32 maj = TC_H_MAJ(q->parent);
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		if (TC_H_MAJ(t->q[i].handle) == maj)
+		if (t->q[i].parent == TC_H_ROOT && TC_H_MAJ(t->q[i].handle) == maj)
+			return &t->q[i];
+	for (i = 0; i < t->n; i++)
+		if (&t->q[i] != q && TC_H_MAJ(t->q[i].handle) == maj)
 			return &t->q[i];
 	return NULL;
 }
@@ -85,21 +93,22 @@ static void where(const struct sj_qdisc_tree *t, const struct sj_qdisc *q,
 		  char *buf, size_t len)
 {
 	const struct sj_qdisc *up;
-	char at[24], h[24];
+	char at[24];
 
 	if (q->parent == TC_H_ROOT) {
 		snprintf(buf, len, "root qdisc");
 		return;
 	}
-	handle_text(q->parent, at, sizeof(at));
-	up = find_handle(t, TC_H_MAJ(q->parent));
+	parent_text(q->parent, at, sizeof(at));
+	up = parent_of(t, q);
 	if (!up) {
 		snprintf(buf, len, "qdisc at parent %s", at);
 		return;
 	}
-	handle_text(up->handle, h, sizeof(h));
-	snprintf(buf, len, "qdisc at parent %s (under %s%s %s)", at,
-		 up->parent == TC_H_ROOT ? "root " : "", up->kind, h);
+	/* a qdisc's own handle as tc shows it: its major, "1:", "0:" */
+	snprintf(buf, len, "qdisc at parent %s (under %s%s %x:)", at,
+		 up->parent == TC_H_ROOT ? "root " : "", up->kind,
+		 TC_H_MAJ(up->handle) >> 16);
 }
 
 /* The first qdisc of the tree that pred picks, the root before any other
