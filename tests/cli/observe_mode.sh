@@ -51,6 +51,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ip netns add "$NS" || { echo "FAIL: setup: netns"; exit 1; }
+# shellcheck disable=SC2015	# any step failing fails the setup
 ip -n "$NS" link add "$DQ" numtxqueues 4 numrxqueues 4 type veth peer name "$DN" &&
 ip -n "$NS" link set "$DQ" up && ip -n "$NS" link set "$DN" up &&
 inns tc qdisc add dev "$DQ" root handle 1: htb default 1 &&
@@ -63,9 +64,24 @@ fails=0
 ok() { printf 'ok    %s\n' "$*"; }
 bad() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
 
-# our pin folders (the namespace's device indexes are ours alone only with
-# the cookie, so match the ifindex and our netns's name in meta via show)
-pins_of_ns() { sj show -j -n "$NS" 2>/dev/null | jq -r '.[].pin' | sort; }
+# Our namespace's pin folders, on bpffs itself: <cookie>-<ifindex>-<dir>
+# and attach's tmp-<pid>-<cookie>-..., so tests running beside us do not
+# count.  Without python3 for the cookie (SO_NETNS_COOKIE = 71): what
+# show lists for the namespace.
+COOKIE=$(ip netns exec "$NS" python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])' 2>/dev/null)
+pins_of_ns() {
+	if [[ $COOKIE =~ ^[0-9]+$ ]]; then
+		local d
+		for d in "$PIN_ROOT/$COOKIE"-* "$PIN_ROOT/tmp-"*"-$COOKIE-"*; do
+			[ -e "$d" ] && echo "${d##*/}"
+		done | sort
+	else
+		sj show -j -n "$NS" 2>/dev/null | jq -r '.[].pin' | sort
+	fi
+}
 tc_state() {
 	{ inns tc qdisc show; inns tc class show dev "$DQ";
 	  inns tc filter show dev "$DQ" egress; } 2>&1 |
@@ -190,7 +206,8 @@ else
 	bad "help lacks attach ... observe"
 fi
 
-echo
+if [ -n "$COOKIE" ]; then echo "(pins counted under $PIN_ROOT by cookie $COOKIE)"
+else echo "(pins counted through show: no python3 for the cookie)"; fi
 if [ "$fails" = 0 ]; then
 	echo "PASS: observe_mode"
 	exit 0
