@@ -111,9 +111,10 @@ static void where(const struct sj_qdisc_tree *t, const struct sj_qdisc *q,
 		 TC_H_MAJ(up->handle) >> 16);
 }
 
-/* The first qdisc of the tree that pred picks, the root before any other
- * (the kernel lists the root first, but that is not promised); *others:
- * how many more it picks. */
+/* The qdisc of the tree that pred picks and an operator would look at
+ * first: the root, else the one at the lowest parent (1:1 before 1:2),
+ * whatever order the kernel listed them in; *others: how many more it
+ * picks. */
 static const struct sj_qdisc *first_match(const struct sj_qdisc_tree *t,
 					  bool (*pred)(const char *),
 					  size_t *others)
@@ -125,7 +126,8 @@ static const struct sj_qdisc *first_match(const struct sj_qdisc_tree *t,
 		if (!pred(t->q[i].kind))
 			continue;
 		n++;
-		if (!found || t->q[i].parent == TC_H_ROOT)
+		if (!found || t->q[i].parent == TC_H_ROOT ||
+		    (found->parent != TC_H_ROOT && t->q[i].parent < found->parent))
 			found = &t->q[i];
 	}
 	*others = n ? n - 1 : 0;

@@ -9,6 +9,9 @@
 #   packet tests   build/test_pkt, build/test_rate (every program loads and
 #                  gives the verdicts BPF_PROG_TEST_RUN expects)
 #   the core's e2e tests/e2e/codel_ecn.sh, codel_drop.sh, coexist.sh
+#   roots that   tests/e2e/aqm_root.sh: attach refused on fq_codel, cake,
+#   are an AQM   HTB + fq_codel, mq + fq_codel and pie; observe measures
+#                under all but pie (this machine's kernel has none of them)
 #
 # and checks that each passed there and that the guest really ran 6.1 with
 # sojourn on clsact.  Exit 0 pass, 77 skip, 1 fail.  VM_TESTS= overrides
@@ -21,7 +24,7 @@
 topo_require sojourn
 
 VM_TESTS=${VM_TESTS:-build/test_pkt build/test_rate tests/e2e/codel_ecn.sh \
-tests/e2e/codel_drop.sh tests/e2e/coexist.sh}
+tests/e2e/codel_drop.sh tests/e2e/coexist.sh tests/e2e/aqm_root.sh}
 missing=$(vm_tools) || skip "$missing missing (make deps installs it)"
 for t in $VM_TESTS; do
 	[ -x "$SJ_ROOT/$t" ] || die "$t not built"

@@ -61,6 +61,9 @@ TREE(cake_root, Q("cake", H(0x8002, 0), TC_H_ROOT));
 TREE(mq_default, Q("mq", 0, TC_H_ROOT),
      Q("fq_codel", 0, H(0, 1)), Q("fq_codel", 0, H(0, 2)),
      Q("fq_codel", 0, H(0, 3)), Q("fq_codel", 0, H(0, 4)));
+/* listed in hash order: the one an operator would name is still :1 */
+TREE(mq_shuffled, Q("fq_codel", 0, H(1, 3)), Q("mq", H(1, 0), TC_H_ROOT),
+     Q("fq_codel", 0, H(1, 2)), Q("fq_codel", 0, H(1, 1)));
 TREE(mq_pfifo_fast, Q("mq", H(1, 0), TC_H_ROOT),
      Q("pfifo_fast", 0, H(1, 1)), Q("pfifo_fast", 0, H(1, 2)));
 TREE(htb_fq_codel, Q("htb", H(1, 0), TC_H_ROOT),
@@ -157,6 +160,8 @@ int main(void)
 	refuses("codel root", &codel_root, SJ_MODE_QUEUE, "root qdisc is codel, already an AQM");
 	refuses_exactly("default mq of fq_codel", &mq_default, SJ_MODE_QUEUE,
 		"eth0's qdisc at parent :1 (under root mq 0:) is fq_codel (and 3 more), already an AQM: a second CoDel on top would only add drops; measure it with 'sojourn attach eth0 observe'");
+	refuses("mq listed shuffled", &mq_shuffled, SJ_MODE_QUEUE,
+		"eth0's qdisc at parent 1:1 (under root mq 1:) is fq_codel (and 2 more), already an AQM");
 	refuses("htb + fq_codel leaf", &htb_fq_codel, SJ_MODE_QUEUE,
 		"eth0's qdisc at parent 1:10 (under root htb 1:) is fq_codel, already an AQM");
 	refuses("pie root", &pie_root, SJ_MODE_QUEUE,
