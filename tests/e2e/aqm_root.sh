@@ -139,8 +139,9 @@ row_tree() {
 inr tc qdisc replace dev "$DEV_RS" root handle 1: fq_codel || die "fq_codel root"
 row_tree fq_codel "root qdisc is fq_codel" 0
 
-# cake root, shaping itself
-if inr tc qdisc replace dev "$DEV_RS" root handle 1: cake bandwidth 20mbit 2>"$WORK/cake.err"; then
+# cake root, shaping itself (a new root: handle 1: is taken by fq_codel)
+inr tc qdisc del dev "$DEV_RS" root 2>/dev/null
+if inr tc qdisc add dev "$DEV_RS" root handle 1: cake bandwidth 20mbit 2>"$WORK/cake.err"; then
 	row_tree cake "root qdisc is cake" 1
 else
 	row "cake: not in this kernel" "$(head -1 "$WORK/cake.err" | tr ' ' _)" "" skip

@@ -38,6 +38,11 @@ log "guest kernel: $KPKG"
 vm_guest_script "$out"
 cat >>"$out/run.sh" <<EOF
 cd "$SJ_ROOT" || exit 1
+# the kernel cannot load modules on demand here (its helper runs outside
+# the chroot): aqm_root's pie is loaded up front, as vm.sh loads the rest
+for m in sch_pie; do
+	/tmp/modprobe \$m || echo "guest: modprobe \$m failed"
+done
 # TCG's timers jitter (the bench's delay line is late by 10 ms at p99):
 # the core's tests allow a bulk RTT rise of 25 ms there instead of 15
 export RISE_MAX=25
