@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Dequeue: net_dev_start_xmit fires when a packet leaves the qdisc for the
- * driver.  Its sojourn is now minus the stamp egress.bpf.c put in
- * skb->tstamp.  CoDel runs here, per transmit queue, and earns signals that
- * the egress program carries out on the next packet of the same queue (a
+ * driver.  Its sojourn is now minus the enqueue time egress.bpf.c put in
+ * the skb's control block.  CoDel runs here per flow, as fq_codel runs it
+ * per flow queue: a packet of an uncongested class or flow never resets the
+ * law of a congested one.  A signal the law earns is kept on the flow and
+ * carried out by the egress program on that flow's next packet (a
  * tracepoint cannot drop or mark the packet that is leaving).
  *
  * The tracepoint fires for every device on the host, so the first thing is
@@ -17,18 +19,30 @@
 /* include/net/sch_generic.h: per-CPU stats, no root lock (pfifo_fast) */
 #define SJ_TCQ_F_NOLOCK 0x100
 
-/* kernels before 6.11 name the one tstamp type bit differently */
-struct sk_buff___pre611 {
-	__u8 mono_delivery_time: 1;
-} __attribute__((preserve_access_index));
-
-static __always_inline int sj_tstamp_is_mono(const struct sk_buff *skb)
+/*
+ * The enqueue time egress wrote into cb[] (include/sojourn.h), or 0 when
+ * the packet carries none of ours: enqueued before we attached, a future
+ * departure time, or cb[] reused after us.  cb[] of the kernel's skb is
+ * struct qdisc_skb_cb while the packet is in the qdisc layer (5.18-6.18);
+ * CO-RE finds its data[] wherever a kernel puts it.
+ */
+static __always_inline __u64 sj_cb_stamp(const struct sk_buff *skb, __u64 now)
 {
-	if (bpf_core_field_exists(skb->tstamp_type))
-		return BPF_CORE_READ_BITFIELD_PROBED(skb, tstamp_type) ==
-		       BPF_SKB_TSTAMP_DELIVERY_MONO;
-	return BPF_CORE_READ_BITFIELD_PROBED(
-		(struct sk_buff___pre611 *)skb, mono_delivery_time);
+	__u32 w[3];
+	__u64 stamp;
+
+	if (bpf_probe_read_kernel(w, sizeof(w), (const char *)skb->cb +
+				  bpf_core_field_offset(struct qdisc_skb_cb, data) +
+				  SJ_CB_DATA_OFF - 4))
+		return 0;
+	stamp = (__u64)w[2] << 32 | w[1];
+	if (!stamp || stamp > now || now - stamp > SJ_CB_MAX_AGE_NS)
+		return 0;
+	/* observe mode runs under qdiscs whose own cb[] state reaches into
+	 * the check word (cake, fq): there the stamp's age must do */
+	if (cfg_mode == SJ_MODE_QUEUE && w[0] != sj_cb_check(w[1], w[2]))
+		return 0;
+	return stamp;
 }
 
 /*
@@ -65,6 +79,40 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb, __u32 txq)
 		bpf_map_update_elem(&txq_of_hash, &hash, &txq, BPF_ANY);
 }
 
+/*
+ * One dequeue of the flow's packet through the flow's own law.  The flow's
+ * queue went empty since its last packet left if that packet left before
+ * this one entered: the kernel's law forgets its state then.  A signal
+ * still undelivered after an interval expires here too, so that a flow
+ * that went quiet resumes with a law that runs again.
+ */
+static __always_inline void sj_flow_law(struct sj_flow *flow,
+					const struct codel_params *params,
+					__u64 interval_ns, __u64 now,
+					__u64 prev_left, __u64 stamp,
+					codel_time_t sojourn, __u32 backlog,
+					struct sj_stats *st)
+{
+	struct codel_vars *v = &flow->codel;
+	__u64 at = READ_ONCE(flow->signal_at);
+
+	if (prev_left && prev_left < stamp)
+		codel_queue_empty(v);
+	if (at && (__s64)(now - at) > (__s64)interval_ns &&
+	    __sync_val_compare_and_swap(&flow->signal_at, at, 0) == at) {
+		st->signals_expired++;
+		at = 0;
+	}
+	if (at) {
+		codel_watch(v, params, CODEL_NS(now), sojourn, backlog);
+		return;
+	}
+	if (codel_dequeue(v, params, CODEL_NS(now), sojourn, backlog)) {
+		WRITE_ONCE(flow->signal_at, now);
+		st->signals++;
+	}
+}
+
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	     const struct net_device *dev)
@@ -73,11 +121,10 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	struct sj_settings *set;
 	struct sj_stats *st;
 	struct sj_flow *flow;
-	__u32 sparse_priority;
 	struct sj_queue *q;
-	__u64 stamp, now;
-	codel_time_t sojourn, cnow;
-	__u32 zero = 0, txq, qidx, len, backlog = 0;
+	__u64 stamp, now, prev_left = 0, interval_ns;
+	codel_time_t sojourn;
+	__u32 zero = 0, txq, qidx, len, backlog = 0, sparse_priority;
 
 	if (dev->ifindex != cfg_ifindex ||
 	    BPF_CORE_READ(dev, nd_net.net, net_cookie) != cfg_netns_cookie)
@@ -88,42 +135,59 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	if (!st || !set)
 		return 0;
 
-	stamp = skb->tstamp;
-	txq = skb->queue_mapping;
-	/* one root qdisc feeds every queue unless the root is mq: then it is
-	 * one queue, one CoDel state */
-	qidx = cfg_num_txq > 1 ? txq : 0;
-	q = bpf_map_lookup_elem(&queues, &qidx);
-	if (!stamp || !sj_tstamp_is_mono(skb) || !q) {
-		/* enqueued before we attached, a TAI time, or a queue added
-		 * after attach: nothing to measure */
+	now = bpf_ktime_get_ns();
+	stamp = sj_cb_stamp(skb, now);
+	if (!stamp) {
 		st->unmeasured++;
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
-	/* an EDT time not yet reached: the packet left early, no queueing */
-	sojourn = now > stamp ? CODEL_NS(now - stamp) : 0;
-	cnow = CODEL_NS(now);
 	len = skb->len;
-	st->dequeued++;
 	flow = sj_observe_flow_of(skb->hash);
-	sj_observe_sojourn(flow, now > stamp ? now - stamp : 0);
-	/* the packet has left: it is no longer its flow's backlog */
-	if (flow)
+	if (flow) {
+		/* the packet has left: it is no longer its flow's backlog
+		 * (every segment of a GSO skb takes its own bytes away) */
 		sj_fair_forget(flow, len);
+		/* GSO segments and a requeued skb carry the stamp of the
+		 * packet already measured: the law sees each skb once, as
+		 * the kernel's codel does at its dequeue */
+		if (READ_ONCE(flow->last_stamp) == stamp) {
+			st->dequeue_repeats++;
+			return 0;
+		}
+		prev_left = flow->last_left;
+		flow->last_stamp = stamp;
+		flow->last_left = now;
+	}
+	st->dequeued++;
+	sj_observe_sojourn(flow, now - stamp);
+	if (cfg_mode == SJ_MODE_OBSERVE)
+		return 0;
+
+	txq = skb->queue_mapping;
+	/* one root qdisc feeds every queue unless the root is mq */
+	qidx = cfg_num_txq > 1 ? txq : 0;
+	sojourn = CODEL_NS(now - stamp);
+	q = bpf_map_lookup_elem(&queues, &qidx);
+	if (q) {
+		/* one writer per queue (qdisc_run_begin): no lock */
+		WRITE_ONCE(q->vars.ldelay, sojourn);
+		if (len > q->maxpacket)
+			q->maxpacket = len;
+	}
+	sj_learn_txq(skb, qidx);
+	if (!flow)
+		return 0;
 
 	bpf_spin_lock(&set->lock);
 	params = set->codel;
+	interval_ns = set->interval_ns;
 	sparse_priority = set->sparse_priority;
 	bpf_spin_unlock(&set->lock);
 
 	/* a packet we sent ahead to another class did not wait in the bulk
-	 * queue: its short sojourn says nothing of that queue, and fed to
-	 * the law it would keep resetting "above target" for the bulk */
-	if (sparse_priority && skb->priority == sparse_priority) {
-		sj_learn_txq(skb, qidx);
+	 * queue: its short sojourn says nothing of the flow's bulk path */
+	if (sparse_priority && skb->priority == sparse_priority)
 		return 0;
-	}
 
 	/* the backlog only matters once sojourn is above target: below it,
 	 * skip the chase through the device's queues */
@@ -131,22 +195,10 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		backlog = sj_qdisc_backlog(dev, txq);
 		/* no flow holds more than the whole queue: this bounds what
 		 * lost dequeues of a busy flow may have left counted */
-		if (flow && backlog != SJ_BACKLOG_UNKNOWN &&
-		    flow->backlog > backlog)
+		if (backlog != SJ_BACKLOG_UNKNOWN && flow->backlog > backlog)
 			flow->backlog = backlog;
 	}
-
-	bpf_spin_lock(&q->lock);
-	if (codel_dequeue(&q->vars, &params, cnow, sojourn, backlog) &&
-	    q->signals_pending < SJ_MAX_PENDING_SIGNALS)
-		q->signals_pending++;
-	/* the queue recovered: a signal not yet spent is no longer owed */
-	if (!q->vars.dropping)
-		q->signals_pending = 0;
-	if (len > q->maxpacket)
-		q->maxpacket = len;
-	bpf_spin_unlock(&q->lock);
-
-	sj_learn_txq(skb, qidx);
+	sj_flow_law(flow, &params, interval_ns, now, prev_left, stamp, sojourn,
+		    backlog, st);
 	return 0;
 }

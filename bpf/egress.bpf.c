@@ -2,20 +2,19 @@
 /*
  * The tc program.  In real-queue mode it runs at egress, before the packet
  * enters the device's qdisc: it stamps the packet with its enqueue time,
- * keys it to a flow, and carries out the congestion signals the dequeue
- * side (dequeue.bpf.c) earned for the packet's queue.  In rate mode it runs
- * at egress or ingress and decides each packet on the spot against the
- * virtual queue (rate.bpf.h).
+ * keys it to a flow, and carries out the congestion signal the dequeue side
+ * (dequeue.bpf.c) earned for that flow.  In observe mode it only stamps
+ * and keys.  In rate mode it runs at egress or ingress and decides each
+ * packet on the spot against the virtual queue (rate.bpf.h).
  *
- * How the enqueue time travels in real-queue mode: in skb->tstamp, as a
- * CLOCK_MONOTONIC delivery time (the same type TCP uses for EDT).  A
- * departure time already in the future is kept as it is, so pacing is never
- * lost or moved earlier; sojourn is then counted from that departure time,
- * not from the enqueue, because waiting for it is intended, not queueing.
- * Everything else gets "now", which a downstream fq reads as "may leave at
- * once": exactly what a packet without a timestamp means to fq.
- * CLOCK_TAI times (SO_TXTIME for etf/taprio) are left alone and such
- * packets are not measured.
+ * How the enqueue time travels: in the skb's control block, which the
+ * qdisc layer leaves to classifiers (include/sojourn.h, SJ_CB_*), never in
+ * skb->tstamp.  The sender's departure time there (TCP's EDT, SO_TXTIME,
+ * CLOCK_TAI for etf/taprio) and "no time" (which fq reads as "pace by the
+ * socket's SO_MAX_PACING_RATE") reach the qdisc as they were written, on
+ * every kernel.  A packet whose departure time lies in the future is not
+ * measured: the wait for it is intended, and fed to the law as sojourn 0 it
+ * would hide the queue.
  */
 #include "maps.bpf.h"
 #include "parse.h"
@@ -24,10 +23,6 @@
 #include "fair.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* Set by the loader: what this attachment does */
-const volatile __u32 cfg_mode = SJ_MODE_QUEUE;
-const volatile __u32 cfg_direction = SJ_DIR_EGRESS;
 
 /* Headers we may need when the stack left them outside the linear part */
 #define SJ_PULL_LEN 128
@@ -38,17 +33,20 @@ static __always_inline int sj_future_edt(struct __sk_buff *skb, __u64 now)
 	       skb->tstamp > now;
 }
 
+/* The enqueue time into cb[]; a packet we will not measure gets none. */
 static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 				     struct sj_stats *st)
 {
+	__u32 lo = (__u32)now, hi = (__u32)(now >> 32);
+
 	if (sj_future_edt(skb, now)) {
 		st->edt_kept++;
-		return;
+		lo = hi = 0;
 	}
-	if (skb->tstamp_type != BPF_SKB_TSTAMP_DELIVERY_MONO &&
-	    skb->tstamp_type != BPF_SKB_TSTAMP_UNSPEC && skb->tstamp)
-		return;
-	bpf_skb_set_tstamp(skb, now, BPF_SKB_TSTAMP_DELIVERY_MONO);
+	skb->cb[SJ_CB_STAMP_LO] = lo;
+	skb->cb[SJ_CB_STAMP_HI] = hi;
+	if (cfg_mode == SJ_MODE_QUEUE)
+		skb->cb[SJ_CB_CHECK] = sj_cb_check(lo, hi);
 }
 
 static __always_inline int sj_parse_skb(struct __sk_buff *skb,
@@ -87,22 +85,27 @@ static __always_inline int sj_txq_of(struct __sk_buff *skb)
 	return txq ? (int)*txq : -1;
 }
 
-/* Takes one pending signal of the queue, if there is one. */
-static __always_inline int sj_take_signal(struct sj_queue *q)
+/*
+ * Takes the flow's pending signal, if it has one that is still owed: one
+ * earned more than an interval ago has outlived its reason (the flow went
+ * quiet meanwhile) and expires instead.  Egress packets of the flow may
+ * race each other here; the compare-and-swap lets one of them take it.
+ */
+static __always_inline int sj_take_signal(struct sj_flow *flow, __u64 now,
+					  __u64 interval_ns,
+					  struct sj_stats *st)
 {
-	int taken = 0;
+	__u64 at = READ_ONCE(flow->signal_at);
 
-	/* nearly every packet finds none: look before taking the lock, then
-	 * look again under it, where the signal is really taken */
-	if (!READ_ONCE(q->signals_pending))
+	if (!at)
 		return 0;
-	bpf_spin_lock(&q->lock);
-	if (q->signals_pending) {
-		q->signals_pending--;
-		taken = 1;
+	if (__sync_val_compare_and_swap(&flow->signal_at, at, 0) != at)
+		return 0;
+	if ((__s64)(now - at) > (__s64)interval_ns) {
+		st->signals_expired++;
+		return 0;
 	}
-	bpf_spin_unlock(&q->lock);
-	return taken;
+	return 1;
 }
 
 /*
@@ -190,46 +193,45 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 					 struct sj_flow *flow,
 					 const struct sj_pkt *pkt, __u64 now)
 {
-	struct sj_queue *q;
+	struct sj_queue *q = NULL;
 	int txq, heavy = 1;
 
 	sj_observe_enqueue(skb, &pkt->key);
+	if (!flow)
+		return SJ_ACT_NEXT;
+	/* fairness compares the flow with the others of its queue; while
+	 * we do not know the queue yet, the flow is taken as heavy */
 	txq = sj_txq_of(skb);
-	if (txq < 0)
-		return SJ_ACT_NEXT;
-	q = bpf_map_lookup_elem(&queues, &txq);
-	if (!q)
-		return SJ_ACT_NEXT;
-	if (flow && sj_fair_enqueue(skb, set, st, flow, q, now, &heavy))
+	if (txq >= 0)
+		q = bpf_map_lookup_elem(&queues, &txq);
+	if (q && sj_fair_enqueue(skb, set, st, flow, q, now, &heavy))
 		return SJ_ACT_DROP;
 
-	/* ldelay is one aligned word: a racy read is a value the queue had */
+	/* the flow's last sojourn: one aligned word, a racy read is a
+	 * value it had */
 	if (pkt->ecn != SJ_ECN_NOT_ECT &&
-	    codel_over_ce_threshold(&set->codel, q->vars.ldelay) &&
+	    codel_over_ce_threshold(&set->codel, READ_ONCE(flow->codel.ldelay)) &&
 	    sj_set_ce(skb, pkt)) {
 		st->ce_mark++;
-		if (flow)
-			__sync_fetch_and_add(&flow->ce_marks, 1);
+		__sync_fetch_and_add(&flow->ce_marks, 1);
 	}
 
-	/* with fairness, a signal waits for a packet of a heavy flow that
-	 * may still answer it: one judged unresponsive has its own dropper */
-	if ((set->fair && (!heavy || (flow && flow->drop_p))) ||
-	    !sj_take_signal(q))
+	/* with fairness, a flow's signal waits while the flow holds less
+	 * than its share (it expires if that lasts an interval); one judged
+	 * unresponsive has its own dropper */
+	if ((set->fair && (!heavy || flow->drop_p)) ||
+	    !sj_take_signal(flow, now, set->interval_ns, st))
 		return SJ_ACT_NEXT;
-	if (flow && heavy)
+	if (heavy)
 		flow->signals_heavy++;
 	if (set->codel.ecn && pkt->ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, pkt)) {
 		st->ecn_mark++;
-		if (flow)
-			__sync_fetch_and_add(&flow->ecn_marks, 1);
+		__sync_fetch_and_add(&flow->ecn_marks, 1);
 		return SJ_ACT_NEXT;
 	}
 	st->drops++;
-	if (flow) {
-		__sync_fetch_and_add(&flow->drops, 1);
-		sj_fair_forget(flow, skb->len);
-	}
+	__sync_fetch_and_add(&flow->drops, 1);
+	sj_fair_forget(flow, skb->len);
 	return SJ_ACT_DROP;
 }
 
@@ -277,7 +279,7 @@ int sojourn_egress(struct __sk_buff *skb)
 		return SJ_ACT_NEXT;
 	st->packets++;
 	st->bytes += skb->len;
-	if (cfg_mode == SJ_MODE_QUEUE)
+	if (cfg_mode != SJ_MODE_RATE)
 		sj_stamp(skb, now, st);
 
 	kind = sj_parse_skb(skb, &pkt);
@@ -293,5 +295,10 @@ int sojourn_egress(struct __sk_buff *skb)
 			       kind > SJ_PKT_FRAGMENT);
 	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)
 		return SJ_ACT_NEXT;
+	if (cfg_mode == SJ_MODE_OBSERVE) {
+		/* measured at dequeue, never signalled */
+		sj_observe_enqueue(skb, &pkt.key);
+		return SJ_ACT_NEXT;
+	}
 	return sj_real_queue(skb, set, st, flow, &pkt, now);
 }

@@ -168,6 +168,34 @@ static __always_inline int codel_dequeue(struct codel_vars *v,
 	return 1;
 }
 
+/*
+ * The queue this state watches went empty.  The kernel's codel_dequeue()
+ * leaves the dropping state when it finds its queue empty and, since the
+ * 2025 fix for sparse flows (include/net/codel_impl.h, backported to the
+ * stable 6.x kernels), forgets first_above_time too: a new busy period has
+ * to stay above target for a whole interval of its own.
+ */
+static __always_inline void codel_queue_empty(struct codel_vars *v)
+{
+	v->first_above_time = 0;
+	v->dropping = 0;
+}
+
+/*
+ * One dequeue while the last signal is still undelivered: the law watches
+ * (ldelay, first_above_time, leaving the dropping state when the sojourn
+ * falls below target) but earns nothing, so `count` only counts signals
+ * that were carried out or expired.
+ */
+static __always_inline void codel_watch(struct codel_vars *v,
+					const struct codel_params *p,
+					codel_time_t now, codel_time_t sojourn,
+					__u32 backlog)
+{
+	if (!codel_should_signal(v, p, now, sojourn, backlog))
+		v->dropping = 0;
+}
+
 /* ce_threshold marks on sojourn alone, outside the state machine */
 static __always_inline int codel_over_ce_threshold(const struct codel_params *p,
 						   codel_time_t sojourn)

@@ -167,6 +167,21 @@ struct sj_flow {
 	__u32 signals_heavy;	/* signals taken while heavy */
 	__u32 drop_p;		/* unresponsive: enqueue drop probability,
 				 * 32-bit fixed point; 0: responsive */
+	/*
+	 * Real-queue mode: this flow's own CoDel (README: How signals
+	 * travel).  The dequeue tracepoint runs the law on the flow's
+	 * packets and writes these; for one root qdisc only one CPU
+	 * dequeues at a time (qdisc_run_begin, sch_generic.h, 5.18-6.18),
+	 * so they need no lock.  Rate mode keeps its law per queue instead.
+	 */
+	struct codel_vars codel;
+	__u32 pad;
+	__u64 signal_at;	/* when the law earned the signal this flow's
+				 * next packet carries out, ns; 0: none.
+				 * Older than an interval, it has expired. */
+	__u64 last_stamp;	/* enqueue time of the last packet measured:
+				 * GSO segments and a requeued skb share it */
+	__u64 last_left;	/* when that packet left, ns */
 };
 
 /* Per CPU, summed by the command */
@@ -179,25 +194,32 @@ struct sj_stats {
 	__u64 drop_overlimit;	/* drops for exceeding a hard limit */
 	__u64 flows_created;	/* new entries in the flow table */
 	__u64 dequeued;		/* sojourn measured at the queue's exit */
-	__u64 unmeasured;	/* left without our stamp (e.g. TAI EDT) */
-	__u64 edt_kept;		/* arrived with a future EDT we kept */
+	__u64 unmeasured;	/* left without a valid stamp of ours */
+	__u64 edt_kept;		/* arrived with a future departure time (EDT,
+				 * SO_TXTIME): left as it is, not measured */
 	__u64 kind[SJ_PKT_KINDS];
 	/* fairness (include/fair.h) */
 	__u64 new_flow_count;	/* flows that found no backlog of theirs */
 	__u64 sparse_steered;	/* packets of sparse flows sent ahead */
 	__u64 unresponsive_drops; /* enqueue drops of flows that ignore CoDel */
+	/* real-queue mode: how the per-flow signals fared */
+	__u64 signals;		/* earned by a flow's law */
+	__u64 signals_expired;	/* not carried out within an interval */
+	__u64 dequeue_repeats;	/* one skb seen again: GSO segments after the
+				 * first, NETDEV_TX_BUSY requeues: not measured
+				 * twice */
 };
 
 /*
- * CoDel state of one transmit queue.  The dequeue tracepoint runs the law
- * and earns signals; the egress program spends them.  They run on different
- * CPUs at once, so both take `lock` for every read-modify-write of this
- * struct: no update is lost and a signal is spent at most once.
+ * One transmit queue (rate mode: the virtual queue).  Rate mode runs its
+ * law on `vars` under `lock`: every CPU pushes the same clock.  Real-queue
+ * mode runs CoDel per flow (struct sj_flow) and keeps here only what the
+ * dequeue side last saw of the whole queue: vars.ldelay, for fairness and
+ * `show`, and maxpacket.
  */
 struct sj_queue {
 	struct bpf_spin_lock lock;
 	struct codel_vars vars;
-	__u32 signals_pending;	/* earned, not yet carried out */
 	__u32 maxpacket;	/* largest packet seen leaving */
 	/* rate mode: when the last admitted packet leaves the virtual queue
 	 * (CLOCK_MONOTONIC ns); shared by all CPUs, moved under `lock` */
@@ -210,8 +232,31 @@ struct sj_queue {
 /* The qdisc keeps no single backlog count we can read (lockless qdiscs) */
 #define SJ_BACKLOG_UNKNOWN	0xffffffffU
 
-/* A signal not spent soon is stale; more than this are not kept. */
-#define SJ_MAX_PENDING_SIGNALS	4
+/*
+ * The enqueue time travels in the skb's control block, in the part of it
+ * the qdisc layer leaves to classifiers (struct qdisc_skb_cb's data[20],
+ * which tc programs see as __sk_buff cb[0..4]).  The time, ns, sits in
+ * cb[3] (low word) and cb[4] (high word), data bytes 12..19: codel and
+ * fq_codel (8 bytes), fq (9), netem (8) and cake (12) keep their own state
+ * in front of it, so `observe` can measure under them; pie and fq_pie use
+ * 16 bytes and would overwrite it.  cb[2] holds a check word in real-queue
+ * mode, so that a program after ours that reuses cb[] cannot make us
+ * measure garbage.  __copy_skb_header copies cb[] to GSO segments.
+ * skb->tstamp is never written in real-queue mode: it belongs to the
+ * sender's EDT and SO_TXTIME times and to fq's per-socket pacing.
+ */
+#define SJ_CB_CHECK		2
+#define SJ_CB_STAMP_LO		3
+#define SJ_CB_STAMP_HI		4
+#define SJ_CB_DATA_OFF		12	/* of cb[3] in qdisc_skb_cb.data */
+#define SJ_CB_MAGIC		0x534a4342U	/* "SJCB" */
+/* a stamp further back than this is not ours (or from another boot) */
+#define SJ_CB_MAX_AGE_NS	(100ULL * 1000000000ULL)
+
+static __always_inline __u32 sj_cb_check(__u32 lo, __u32 hi)
+{
+	return (lo ^ SJ_CB_MAGIC) * 0x9e3779b1U ^ hi;
+}
 
 /* Fixed facts of an attachment, written once by attach, read by show. */
 struct sj_meta {

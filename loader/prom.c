@@ -110,6 +110,8 @@ static __u64 get_overlimit(const struct prom_att *a) { return a->st.drop_overlim
 static __u64 get_ecn(const struct prom_att *a) { return a->st.ecn_mark; }
 static __u64 get_ce(const struct prom_att *a) { return a->st.ce_mark; }
 static __u64 get_unmeasured(const struct prom_att *a) { return a->st.unmeasured; }
+static __u64 get_signals(const struct prom_att *a) { return a->st.signals; }
+static __u64 get_expired(const struct prom_att *a) { return a->st.signals_expired; }
 static __u64 get_flows(const struct prom_att *a) { return a->live_flows; }
 static __u64 get_evicted(const struct prom_att *a)
 {
@@ -131,6 +133,8 @@ static const struct att_metric att_metrics[] = {
 	{ "sojourn_ecn_marks_total", "counter", "CoDel signals carried out as CE marks.", get_ecn, false },
 	{ "sojourn_ce_marks_total", "counter", "CE marks for sojourn above ce_threshold.", get_ce, false },
 	{ "sojourn_unmeasured_total", "counter", "Packets that left without a sojourn measurement.", get_unmeasured, false },
+	{ "sojourn_signals_total", "counter", "Signals earned by the flows' CoDel laws (real-queue mode).", get_signals, false },
+	{ "sojourn_signals_expired_total", "counter", "Signals not carried out within an interval.", get_expired, false },
 	{ "sojourn_noflow_packets_total", "counter", "Packets measured that were counted to no flow.", get_noflow, false },
 	{ "sojourn_flows", "gauge", "Live entries in the flow table.", get_flows, false },
 	{ "sojourn_flows_evicted_total", "counter", "Flows evicted from the flow table (created minus live).", get_evicted, false },

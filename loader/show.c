@@ -60,45 +60,62 @@ static int read_stats(const char *dir, struct sj_stats *sum)
 	return 0;
 }
 
-static __u64 count_flows(const char *dir)
+/* The flow table: how many flows, and of their CoDel laws how many are in
+ * the dropping state and the highest count among those */
+struct flow_census {
+	__u64 flows, dropping;
+	__u32 max_count;
+};
+
+static void count_flows(const char *dir, struct flow_census *c)
 {
 	struct sj_flow_key key, next;
 	int fd = open_pin(dir, "flows");
-	__u64 n = 0;
+	struct sj_flow v;
 	void *prev = NULL;
 
+	memset(c, 0, sizeof(*c));
 	if (fd < 0)
-		return 0;
+		return;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		n++;
+		c->flows++;
 		key = next;
 		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) || !v.codel.dropping)
+			continue;
+		c->dropping++;
+		if (v.codel.count > c->max_count)
+			c->max_count = v.codel.count;
 	}
 	close(fd);
-	return n;
 }
 
-static void show_queue(const struct sj_queue *q)
+/* Rate mode runs one law per (virtual) queue; real-queue mode one per
+ * flow, and keeps per queue only what it last saw leave */
+static void show_queue(const struct sj_queue *q, bool law)
 {
-	out_u64("count", " count %llu", q->vars.count);
-	out_u64("lastcount", " lastcount %llu", q->vars.lastcount);
+	if (law) {
+		out_u64("count", " count %llu", q->vars.count);
+		out_u64("lastcount", " lastcount %llu", q->vars.lastcount);
+	}
 	out_time("ldelay", " ldelay %s", CODEL_TO_NS(q->vars.ldelay));
-	out_bool("dropping", " dropping", q->vars.dropping);
+	if (law)
+		out_bool("dropping", " dropping", q->vars.dropping);
 	out_u64("maxpacket", " maxpacket %llu", q->maxpacket);
-	out_u64("signals_pending", " signals_pending %llu", q->signals_pending);
 }
 
 static void show_stats(const char *dir, const struct sj_meta *meta)
 {
 	static const char *kinds[] = SJ_PKT_KIND_NAMES;
 	struct sj_queue q, first = {};
+	bool law = meta->mode == SJ_MODE_RATE;
+	struct flow_census fc;
 	struct sj_stats st;
 	__u32 i, maxpacket = 0;
-	__u64 flows;
 	int fd;
 
 	read_stats(dir, &st);
-	flows = count_flows(dir);
+	count_flows(dir, &fc);
 	fd = open_pin(dir, "queues");
 	if (fd >= 0)
 		bpf_map_lookup_elem_flags(fd, &(__u32){0}, &first, BPF_F_LOCK);
@@ -117,18 +134,29 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_u64("drop_overlimit", " drop_overlimit %llu", st.drop_overlimit);
 	out_text("\n ");
 	out_u64("maxpacket", " maxpacket %llu", maxpacket);
-	/* one queue: its state is the device's, as codel shows it */
-	out_u64("count", " count %llu", first.vars.count);
-	out_u64("lastcount", " lastcount %llu", first.vars.lastcount);
-	out_time("ldelay", " ldelay %s", CODEL_TO_NS(first.vars.ldelay));
-	out_bool("dropping", " dropping", first.vars.dropping);
+	if (law) {
+		/* one queue: its state is the device's, as codel shows it */
+		out_u64("count", " count %llu", first.vars.count);
+		out_u64("lastcount", " lastcount %llu", first.vars.lastcount);
+		out_time("ldelay", " ldelay %s", CODEL_TO_NS(first.vars.ldelay));
+		out_bool("dropping", " dropping", first.vars.dropping);
+	} else {
+		/* one law per flow: how many are dropping, the highest count */
+		out_u64("count", " count %llu", fc.max_count);
+		out_time("ldelay", " ldelay %s", CODEL_TO_NS(first.vars.ldelay));
+		out_u64("flows_dropping", " flows_dropping %llu", fc.dropping);
+	}
 	out_text("\n ");
-	out_u64("flows", " flows %llu", flows);
+	out_u64("flows", " flows %llu", fc.flows);
 	out_u64("flows_evicted", " flows_evicted %llu",
-		st.flows_created > flows ? st.flows_created - flows : 0);
+		st.flows_created > fc.flows ? st.flows_created - fc.flows : 0);
 	out_u64("dequeued", " dequeued %llu", st.dequeued);
 	out_u64("unmeasured", " unmeasured %llu", st.unmeasured);
 	out_u64("edt_kept", " edt_kept %llu", st.edt_kept);
+	out_text("\n ");
+	out_u64("signals", " signals %llu", st.signals);
+	out_u64("signals_expired", " signals_expired %llu", st.signals_expired);
+	out_u64("dequeue_repeats", " dequeue_repeats %llu", st.dequeue_repeats);
 	out_text("\n ");
 	out_u64("new_flow_count", " new_flow_count %llu", st.new_flow_count);
 	out_u64("sparse_steered", " sparse_steered %llu", st.sparse_steered);
@@ -150,7 +178,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 		out_open_object(NULL);
 		out_text("\n  queue %u:", i);
 		out_u64("queue", "", i);
-		show_queue(&q);
+		show_queue(&q, law);
 		out_close_object();
 	}
 	out_close_array();

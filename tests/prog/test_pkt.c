@@ -3,7 +3,7 @@
  * The egress program on crafted frames, through BPF_PROG_TEST_RUN: nothing
  * is attached.  Each case writes the settings, resets queue 0 and empties
  * the flow table, runs one frame and checks the verdict, the packet that
- * comes back, the change in every stats counter, the queue's pending
+ * comes back, the change in every stats counter, the flow's pending
  * signals and the flow table.
  *
  * Prints "PASS name" or "FAIL name: why" per case and "NOTE ..." where the
@@ -286,8 +286,13 @@ static struct {
 struct setup {
 	__u32 ecn;
 	codel_time_t ce_threshold;	/* 0: disabled */
-	codel_time_t ldelay;		/* queues[0].vars.ldelay */
-	__u32 pending;			/* queues[0].signals_pending */
+	/* the flow the packet belongs to, seeded with a law in the dropping
+	 * state, `ldelay` and a signal `pending` since `pending_age` ns
+	 * (NULL: the flow is new) */
+	const struct sj_flow_key *flow;
+	codel_time_t ldelay;		/* the flow's and queue 0's */
+	__u32 pending;
+	__u64 pending_age;
 	const struct __sk_buff *ctx;	/* NULL: run without a context */
 };
 
@@ -301,6 +306,7 @@ struct result {
 	struct __sk_buff ctx;
 	struct sj_stats d;		/* stats after minus before */
 	struct sj_queue q;		/* queue 0 after */
+	int seeded;			/* setup.flow existed before the run */
 	int nflows;
 	struct sj_flow_key key;		/* the last flow found */
 	struct sj_flow flow;
@@ -364,10 +370,7 @@ static void prepare(const struct setup *s)
 		.interval_ns = 100000000,
 		.ce_threshold_ns = CODEL_TO_NS(s->ce_threshold),
 	};
-	struct sj_queue q = {
-		.vars = { .dropping = 1, .ldelay = s->ldelay },
-		.signals_pending = s->pending,
-	};
+	struct sj_queue q = { .vars = { .ldelay = s->ldelay } };
 	__u32 zero = 0;
 
 	if (bpf_map_update_elem(env.settings, &zero, &set, env.queue_flags))
@@ -375,6 +378,16 @@ static void prepare(const struct setup *s)
 	if (bpf_map_update_elem(env.queues, &zero, &q, env.queue_flags))
 		die("write queues[0]", errno);
 	flows_clear();
+	if (s->flow) {
+		struct sj_flow f = {
+			.first_seen_ns = mono_ns(),
+			.codel = { .dropping = 1, .ldelay = s->ldelay },
+			.signal_at = s->pending ? mono_ns() - s->pending_age : 0,
+		};
+
+		if (bpf_map_update_elem(env.flows, s->flow, &f, BPF_NOEXIST))
+			die("seed the flow", errno);
+	}
 }
 
 static void run(const struct frame *f, const struct setup *s,
@@ -399,10 +412,11 @@ static void run(const struct frame *f, const struct setup *s,
 		o.ctx_out = &r->ctx;
 		o.ctx_size_out = sizeof(r->ctx);
 	}
+	r->t0 = mono_ns();
 	prepare(s);
+	r->seeded = s->flow != NULL;
 	stats_sum(&before);
 
-	r->t0 = mono_ns();
 	r->err = bpf_prog_test_run_opts(env.prog, &o) ? -errno : 0;
 	r->t1 = mono_ns();
 	r->retval = (int)o.retval;
@@ -465,6 +479,7 @@ static const char *const stat_names[] = {
 /* the counters after kind[] */
 static const char *const tail_names[] = {
 	"new_flow_count", "sparse_steered", "unresponsive_drops",
+	"signals", "signals_expired", "dequeue_repeats",
 };
 _Static_assert(ARRAY_SIZE(stat_names) + SJ_PKT_KINDS + ARRAY_SIZE(tail_names) ==
 	       NSTAT, "a name for every counter");
@@ -490,6 +505,10 @@ static void check_delta(const struct result *r, const struct sj_stats *want)
 		__u64 got = ((const __u64 *)&r->d)[i];
 		__u64 exp = ((const __u64 *)want)[i];
 
+		/* a seeded flow is there already: the run creates none */
+		if (r->seeded && i == offsetof(struct sj_stats, flows_created) /
+				      sizeof(__u64))
+			exp = 0;
 		if (got == exp)
 			continue;
 		if (i < ARRAY_SIZE(stat_names))
@@ -586,10 +605,11 @@ static void check_flow(const struct result *r, const struct sj_flow_key *key,
 	      (unsigned long long)r->flow.last_seen_ns);
 }
 
-static void check_pending(const struct result *r, __u32 want)
+/* whether the flow's signal still waits after the run */
+static void check_pending(const struct result *r, int want)
 {
-	CHECK(r->q.signals_pending == want, "signals_pending %u, want %u",
-	      r->q.signals_pending, want);
+	CHECK(!!r->flow.signal_at == want, "flow's signal %s, want %s",
+	      r->flow.signal_at ? "pending" : "none", want ? "pending" : "none");
 }
 
 /* ------------------------------------------------------------------ */
@@ -968,6 +988,7 @@ static void check_ce4(const char *name, const struct frame *f,
 	struct frame w = with_ce4(f);
 	struct result r;
 
+	s.flow = key;
 	s.pending = 1;
 	want.ecn_mark = 1;
 	run(f, &s, &r);
@@ -1035,6 +1056,7 @@ static void test_ce_ipv4(void)
 		tcp4(&f, 0x20 | SJ_ECN_CE, 40020);
 		want = want_delta(&f, SJ_PKT_TCP, 1);
 		want.ecn_mark = 1;
+		s.flow = &key;
 		s.pending = 1;
 		run(&f, &s, &r);
 		if (check_ran(&r, SJ_ACT_NEXT)) {
@@ -1058,6 +1080,7 @@ static void check_ce6(const char *name, const struct frame *f,
 	struct frame w = with_ce6(f);
 	struct result r;
 
+	s.flow = key;
 	s.pending = 1;
 	want.ecn_mark = 1;
 	run(f, &s, &r);
@@ -1099,6 +1122,7 @@ static void check_drop(const char *name, const struct frame *f,
 	struct result r;
 
 	s.ecn = ecn;
+	s.flow = key;
 	s.pending = 1;
 	want.drops = 1;
 	run(f, &s, &r);
@@ -1129,20 +1153,49 @@ static void test_drop(void)
 	tcp6(&f, ECT0, 40040);
 	check_drop("drop_ipv6_ect0_ecn_off", &f, &k6, 0);
 
-	/* one packet spends one signal, however many are pending */
+	/* a signal is spent on the flow that earned it, never on another */
+	{
+		struct sj_flow_key other = key4(IPPROTO_TCP, 40041, 80);
+
+		tcp4(&f, ECT0, 40040);
+		s.flow = &other;
+		s.pending = 1;
+		want = want_delta(&f, SJ_PKT_TCP, 1);
+		run(&f, &s, &r);
+		if (check_ran(&r, SJ_ACT_NEXT)) {
+			struct sj_flow o;
+
+			check_unchanged(&f, &r);
+			CHECK(r.d.flows_created == 1, "flows_created %+lld, want +1",
+			      (long long)r.d.flows_created);
+			CHECK(r.d.ecn_mark == 0 && r.d.drops == 0,
+			      "another flow's signal was carried out");
+			CHECK(bpf_map_lookup_elem(env.flows, &other, &o) == 0 &&
+			      o.signal_at, "the other flow's signal is gone");
+		}
+		report("signal_stays_on_its_flow");
+	}
+
+	/* a signal older than an interval has outlived its reason */
 	tcp4(&f, ECT0, 40040);
-	s.pending = 3;
+	s.flow = &k4;
+	s.pending = 1;
+	s.pending_age = 150 * 1000000ULL;
 	want = want_delta(&f, SJ_PKT_TCP, 1);
-	want.ecn_mark = 1;
 	run(&f, &s, &r);
 	if (check_ran(&r, SJ_ACT_NEXT)) {
-		check_pending(&r, 2);
+		check_unchanged(&f, &r);
 		check_delta(&r, &want);
+		check_pending(&r, 0);
+		CHECK(r.d.signals_expired == 1, "signals_expired %+lld, want +1",
+		      (long long)r.d.signals_expired);
 	}
-	report("signal_spent_once");
+	report("signal_expires_after_an_interval");
+	s.pending_age = 0;
 
 	/* ARP is never a flow and never carries a signal */
 	b_arp(&f, NULL);
+	s.flow = &k4;
 	s.pending = 1;
 	want = want_delta(&f, SJ_PKT_NON_IP, 0);
 	run(&f, &s, &r);
@@ -1210,6 +1263,7 @@ static void test_ce_threshold(void)
 		struct result r;
 
 		s.ce_threshold = CODEL_MS(1);
+		s.flow = &key;
 		s.ldelay = t[i].ldelay;
 		tcp4(&f, t[i].tos, 40060);
 		w = t[i].marked ? with_ce4(&f) : f;
@@ -1230,6 +1284,20 @@ static void test_ce_threshold(void)
 /* ------------------------------------------------------------------ */
 /* 8: timestamps                                                        */
 
+/* The enqueue time egress left in cb[] for the dequeue side, 0 if none */
+static __u64 cb_stamp(const struct __sk_buff *c)
+{
+	__u32 lo = c->cb[SJ_CB_STAMP_LO], hi = c->cb[SJ_CB_STAMP_HI];
+
+	if (c->cb[SJ_CB_CHECK] != sj_cb_check(lo, hi))
+		return 0;
+	return (__u64)hi << 32 | lo;
+}
+
+/*
+ * The enqueue time travels in cb[]; skb->tstamp is the sender's and fq's,
+ * and real-queue mode never writes it.
+ */
 static void test_tstamp(void)
 {
 	struct setup s = DEFAULT_SETUP;
@@ -1242,23 +1310,27 @@ static void test_tstamp(void)
 	tcp4(&f, 0, 40070);
 	want = want_delta(&f, SJ_PKT_TCP, 1);
 
-	/* no timestamp: stamped with now, CLOCK_MONOTONIC */
+	/* no timestamp: it stays 0, which fq reads as "pace by the socket's
+	 * SO_MAX_PACING_RATE"; the enqueue time is in cb[] */
 	memset(&ctx, 0, sizeof(ctx));
 	s.ctx = &ctx;
 	run(&f, &s, &r);
 	if (check_ran(&r, SJ_ACT_NEXT)) {
-		__u64 ts = r.ctx.tstamp;
+		__u64 cb = cb_stamp(&r.ctx);
 
-		CHECK(ts != 0, "tstamp still 0");
-		CHECK(ts + NSEC > r.t1 && ts < r.t1 + NSEC,
-		      "tstamp %llu not within 1 s of CLOCK_MONOTONIC %llu",
-		      (unsigned long long)ts, (unsigned long long)r.t1);
+		CHECK(r.ctx.tstamp == 0, "tstamp %llu written, want 0",
+		      (unsigned long long)r.ctx.tstamp);
+		CHECK(cb >= r.t0 && cb <= r.t1,
+		      "cb[] stamp %llu outside the run [%llu, %llu]",
+		      (unsigned long long)cb, (unsigned long long)r.t0,
+		      (unsigned long long)r.t1);
 		check_delta(&r, &want);
 		check_unchanged(&f, &r);
 	}
-	report("tstamp_zero_stamped_now");
+	report("tstamp_zero_left_zero");
 
-	/* a future CLOCK_MONOTONIC departure time (EDT) is kept */
+	/* a future CLOCK_MONOTONIC departure time (EDT) is kept, and the
+	 * packet gets no stamp: its wait is intended, not queueing */
 	memset(&ctx, 0, sizeof(ctx));
 	future = mono_ns() + 10 * NSEC;
 	ctx.tstamp = future;
@@ -1268,7 +1340,7 @@ static void test_tstamp(void)
 		printf("NOTE tstamp_mono_future_kept: test_run rejects "
 		       "__sk_buff.tstamp_type in ctx_in (EINVAL), so a "
 		       "BPF_SKB_TSTAMP_DELIVERY_MONO EDT cannot be handed to "
-		       "the program here; the EDT-kept path is untested\n");
+		       "the program here; tests/e2e/field_txtime.sh covers it\n");
 	} else {
 		struct sj_stats w = want;
 
@@ -1277,29 +1349,26 @@ static void test_tstamp(void)
 			CHECK(r.ctx.tstamp == future, "tstamp %llu, want %llu",
 			      (unsigned long long)r.ctx.tstamp,
 			      (unsigned long long)future);
+			CHECK(cb_stamp(&r.ctx) == 0, "a future EDT got a stamp");
 			check_delta(&r, &w);
 		}
 		report("tstamp_mono_future_kept");
 	}
 
-	/*
-	 * What test_run does accept: tstamp with type 0, which the kernel
-	 * means as a CLOCK_REALTIME (receive) time, not a departure time.
-	 * The program documents that such a packet gets "now".
-	 */
+	/* tstamp with type 0 (what test_run accepts: a receive time, or a
+	 * CLOCK_TAI SO_TXTIME on kernels without the type bits) is kept */
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.tstamp = mono_ns() + 10 * NSEC;
+	future = mono_ns() + 10 * NSEC;
+	ctx.tstamp = future;
 	run(&f, &s, &r);
 	if (check_ran(&r, SJ_ACT_NEXT)) {
-		__u64 ts = r.ctx.tstamp;
-
-		CHECK(ts >= r.t0 - NSEC && ts <= r.t1,
-		      "tstamp %llu, want now (%llu..%llu)",
-		      (unsigned long long)ts, (unsigned long long)r.t0,
-		      (unsigned long long)r.t1);
+		CHECK(r.ctx.tstamp == future, "tstamp %llu, want %llu kept",
+		      (unsigned long long)r.ctx.tstamp,
+		      (unsigned long long)future);
+		CHECK(cb_stamp(&r.ctx) >= r.t0, "no cb[] stamp");
 		check_delta(&r, &want);
 	}
-	report("tstamp_type0_restamped_now");
+	report("tstamp_type0_kept");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1328,6 +1397,60 @@ static void probe_lock_flags(void)
 	if (with_lock && plain)
 		die("update queues[0]", plain);
 	env.queue_flags = with_lock ? 0 : BPF_F_LOCK;
+}
+
+/*
+ * observe: the same program loaded with cfg_mode SJ_MODE_OBSERVE stamps
+ * and keys the packet and never carries out a signal, even one pending.
+ */
+static void test_observe(void)
+{
+	struct sj_flow_key key = key4(IPPROTO_TCP, 40080, 80);
+	struct sojourn_bpf *obs, *saved = env.skel;
+	struct setup s = DEFAULT_SETUP;
+	struct __sk_buff ctx = {};
+	struct sj_stats want;
+	struct frame f;
+	struct result r;
+
+	obs = sojourn_bpf__open();
+	if (!obs)
+		die("open the observe object", errno);
+	obs->rodata->cfg_mode = SJ_MODE_OBSERVE;
+	if (sojourn_bpf__load(obs))
+		die("load the observe object", errno);
+	env.skel = obs;
+	env.prog = bpf_program__fd(obs->progs.sojourn_egress);
+	env.settings = bpf_map__fd(obs->maps.settings);
+	env.queues = bpf_map__fd(obs->maps.queues);
+	env.stats = bpf_map__fd(obs->maps.stats);
+	env.flows = bpf_map__fd(obs->maps.flows);
+
+	tcp4(&f, ECT0, 40080);
+	want = want_delta(&f, SJ_PKT_TCP, 1);
+	s.flow = &key;
+	s.pending = 1;
+	s.ctx = &ctx;
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		__u64 cb = (__u64)r.ctx.cb[SJ_CB_STAMP_HI] << 32 |
+			   r.ctx.cb[SJ_CB_STAMP_LO];
+
+		check_unchanged(&f, &r);
+		check_delta(&r, &want);
+		check_pending(&r, 1);
+		CHECK(cb >= r.t0 && cb <= r.t1, "no enqueue time in cb[]");
+		CHECK(r.ctx.tstamp == 0, "tstamp written");
+	}
+	report("observe_never_signals");
+
+	sojourn_bpf__destroy(obs);
+	env.skel = saved;
+	env.prog = bpf_program__fd(saved->progs.sojourn_egress);
+	env.settings = bpf_map__fd(saved->maps.settings);
+	env.queues = bpf_map__fd(saved->maps.queues);
+	env.stats = bpf_map__fd(saved->maps.stats);
+	env.flows = bpf_map__fd(saved->maps.flows);
 }
 
 int main(void)
@@ -1375,6 +1498,7 @@ int main(void)
 	test_no_signal();
 	test_ce_threshold();
 	test_tstamp();
+	test_observe();
 
 	sojourn_bpf__destroy(env.skel);
 	printf("%s: %d failed\n", failures ? "FAIL" : "PASS", failures);
