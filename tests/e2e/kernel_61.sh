@@ -75,6 +75,8 @@ for t in $VM_TESTS; do
 	read -r _ rc secs < <(grep "^$n " "$out/results" 2>/dev/null)
 	if [ "${rc:-x}" != 0 ]; then
 		log "--- $n in the guest (rc ${rc:-none}):"
+		# the failed rows first: a long table's tail may not hold them
+		grep -E ' FAIL$' "$out/$n.log" 2>/dev/null | sed 's/^/    ! /'
 		tail -30 "$out/$n.log" 2>/dev/null | sed 's/^/    | /'
 	fi
 	is "$n on $KVER (${secs:-?}s)" "${rc:-none}" 0
