@@ -18,9 +18,12 @@
 #     sojourn's own drops, ecn_mark, ce_mark and unresponsive_drops at 0:
 #     the AQM below keeps signalling by itself (its counters, info).
 #     Under the shaped trees the queue is real and short: the device p99
-#     is above 1 ms (the histogram sees queueing) and its p50 below 100 ms
-#     (the AQM still rules: a FIFO here holds ~500 ms).
+#     is above 1 ms (the histogram sees queueing) and its p50 at most a
+#     quarter of the FIFO's (the AQM still rules).
 #  3. detach: the tc tree exactly as before attach.
+#
+# The FIFO baseline, first, in the same run: HTB 20mbit + pfifo 1000.
+# Real-queue attach is taken there; observe's p50 is above 100 ms.
 #
 # And a pie root, where observe cannot carry its stamp (pie keeps its own
 # state in the same skb->cb bytes): attach and attach observe are refused,
@@ -100,15 +103,11 @@ aqm_own_signals() {
 		END { printf "%d drops, %d marks\n", d, m }'
 }
 
-# row_tree TAG WHERE SHAPED: steps 1-3 on the tree now on DEV_RS; WHERE
-# is what the refusal must say about the first AQM's place and kind
-row_tree() {
-	local tag=$1 where=$2 shaped=$3 st h flows rc
-	log "--- $tag: $(inr tc qdisc show dev "$DEV_RS" | tr '\n' '|')"
-	refused "$tag: attach" \
-		"$DEV_RS's $where, already an AQM: a second CoDel on top would only add drops; measure it with 'sojourn attach $DEV_RS observe -n $NS_R'" \
-		attach "$DEV_RS" -n "$NS_R"
-
+# observe_run TAG: step 2 and 3 on the tree now on DEV_RS; leaves the
+# device's p50 and p99 (us, bucket bounds) in OBS_P50 and OBS_P99
+observe_run() {
+	local tag=$1 st h flows rc
+	OBS_P50="" OBS_P99=""
 	tree_snapshot "$WORK/tc.before"
 	if ! sj attach "$DEV_RS" observe -n "$NS_R"; then
 		row "$tag: attach observe" "rc!=0" "" FAIL
@@ -126,17 +125,15 @@ row_tree() {
 	check "$tag: sojourn ce_mark" "$(jq -r '.stats.ce_mark' <<<"$st")" '==' 0
 	check "$tag: sojourn unresponsive_drops" \
 		"$(jq -r '.stats.unresponsive_drops' <<<"$st")" '==' 0
-	row "$tag: the AQM's own signals" "$(aqm_own_signals | tr ' ' _)" "" info
+	row "$tag: the qdiscs' own signals" "$(aqm_own_signals | tr ' ' _)" "" info
 	h=$(sj hist "$DEV_RS" --flow proto tcp dport 5201 -j -n "$NS_R" | jq -c '.[0]')
 	check "$tag: device histogram samples" "$(jq -r '.histogram.count' <<<"$h")" '>' 1000
 	flows=$(jq '[.flow_list[] | select(.histogram.count > 100)] | length' <<<"$h")
 	check "$tag: flows to :5201 with a histogram" "$flows" '>=' 4
-	row "$tag: device p50 / p99 (us, bound)" \
-		"$(jq -r '"\(.histogram.p50_us)/\(.histogram.p99_us)"' <<<"$h")" "" info
-	if [ "$shaped" = 1 ]; then
-		check "$tag: device p99 (us, bound)" "$(jq -r '.histogram.p99_us' <<<"$h")" '>' 1000
-		check "$tag: device p50 (us, bound)" "$(jq -r '.histogram.p50_us' <<<"$h")" '<' 100000
-	fi
+	OBS_P50=$(jq -r '.histogram.p50_us' <<<"$h")
+	OBS_P99=$(jq -r '.histogram.p99_us' <<<"$h")
+	row "$tag: device p50 / p99 (us, bound)" "$OBS_P50/$OBS_P99" "" info
+	row "$tag: bulk RTT median (ms)" "$(rtt_median "$tag")" "" info
 	if sj detach "$DEV_RS" -n "$NS_R"; then rc=0; else rc=$?; fi
 	check "$tag: detach exit status" "$rc" '==' 0
 	tree_snapshot "$WORK/tc.after"
@@ -144,6 +141,34 @@ row_tree() {
 	verdict "$tag: tc tree as before" $?
 	check "$tag: pin folders after detach" "$(pins_left)" '==' 0
 }
+
+# row_tree TAG WHERE SHAPED: steps 1-3 on the tree now on DEV_RS; WHERE
+# is what the refusal must say about the first AQM's place and kind.  A
+# shaped tree queues for real: its p99 is above 1 ms, and its AQM keeps
+# the p50 at most a quarter of the FIFO's.
+row_tree() {
+	local tag=$1 where=$2 shaped=$3
+	log "--- $tag: $(inr tc qdisc show dev "$DEV_RS" | tr '\n' '|')"
+	refused "$tag: attach" \
+		"$DEV_RS's $where, already an AQM: a second CoDel on top would only add drops; measure it with 'sojourn attach $DEV_RS observe -n $NS_R'" \
+		attach "$DEV_RS" -n "$NS_R"
+	observe_run "$tag"
+	if [ "$shaped" = 1 ]; then
+		check "$tag: device p99 (us, bound)" "$OBS_P99" '>' 1000
+		check "$tag: device p50 x 4 (us, bound)" "$((${OBS_P50:-0} * 4))" '<=' "$FIFO_P50"
+	fi
+}
+
+# The FIFO baseline: HTB 20mbit + pfifo 1000, no AQM.  Real-queue attach
+# is taken there (the judge refuses AQMs only); observe sees bufferbloat.
+topo_shape 20mbit
+if sj attach "$DEV_RS" -n "$NS_R"; then rc=0; else rc=$?; fi
+check "fifo: attach (real-queue) exit status" "$rc" '==' 0
+sj detach "$DEV_RS" -n "$NS_R" >/dev/null 2>&1
+observe_run fifo
+FIFO_P50=${OBS_P50:-0}
+check "fifo: device p50 (us, bound)" "$FIFO_P50" '>' 100000
+inr tc qdisc del dev "$DEV_RS" root
 
 # fq_codel root
 inr tc qdisc replace dev "$DEV_RS" root handle 1: fq_codel || die "fq_codel root"
