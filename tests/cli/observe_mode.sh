@@ -6,7 +6,9 @@
 # device's qdiscs and filters as they were; a right one attaches, `show`
 # (text and -j) says mode observe and shows no law's settings, hist, top
 # and export read the attachment, `change` refuses what observe has not
-# and cannot switch the mode, detach leaves the tc tree as before.
+# and cannot switch the mode, detach leaves the tc tree as before.  The
+# daemon's Observe=yes: bad rules refused in one line naming file, line and
+# key; a good one attached as observe, kept over a reload, detached on exit.
 # The refusal of an AQM root needs qdiscs this kernel lacks:
 # tests/unit/test_qdisc.c judges built trees, tests/e2e/aqm_root.sh real
 # ones in the 6.1 VM.
@@ -198,6 +200,63 @@ same "queues under mq of 4" "$(sj show "$DQ" -j -n "$NS" | jq -r '.[0].queues')"
 same "ifindex" "$(sj show "$DQ" -j -n "$NS" | jq -r '.[0].ifindex')" "$ifq"
 succeeds detach "$DQ" -n "$NS"
 same "tc state after detach (mq)" "$(tc_state)" "$tc0"
+
+# --- the daemon: Observe=yes --------------------------------------------
+# bad_conf TEXT WANT: daemon --check refuses the file in one line with WANT
+C=$WORK/sojourn.conf
+bad_conf() {
+	local out rc
+	printf '%b' "$1" >"$C"
+	out=$(sj daemon --config "$C" --check 2>&1); rc=$?
+	if [ "$rc" != 0 ] && [ "$(grep -c '' <<<"$out")" = 1 ] &&
+	   grep -qF -- "$C:$2" <<<"$out"; then
+		ok "config refused: $out"
+	else
+		bad "config $(printf '%b' "$1" | tr '\n' '|'): rc $rc: $out"
+	fi
+}
+R="[Rule]\nName=$DQ\nNetns=$NS\nObserve=yes\n"
+bad_conf "${R}Target=10ms\n" "5: Target: does not apply to Observe=yes"
+bad_conf "${R}Rate=10mbit\n" "5: Rate: does not apply to Observe=yes"
+bad_conf "[Rule]\nName=$DQ\nFair=no\nObserve=yes\n" "3: Fair: does not apply to Observe=yes"
+bad_conf "${R}Direction=both\n" "5: Direction: observe is for egress only"
+bad_conf "${R}Observe=maybe\n" "5: Observe: \"maybe\" is not yes or no"
+# a good rule: the daemon, in the namespace, attaches observe, a reload
+# keeps it, and DetachOnExit takes it off
+cat >"$C" <<EOF
+[Daemon]
+StateFile=$WORK/attached
+DetachOnExit=yes
+[Rule]
+Name=$DQ
+Observe=yes
+Flows=4096
+EOF
+if sj daemon --config "$C" --check 2>"$WORK/err"; then
+	ok "config with Observe=yes and Flows= accepted"
+else
+	bad "config with Observe=yes refused: $(cat "$WORK/err")"
+fi
+nsenter --net="/run/netns/$NS" "$SOJOURN" daemon --config "$C" 2>"$WORK/daemon.log" &
+dpid=$!
+mode=""
+for _ in $(seq 50); do
+	mode=$(sj show "$DQ" -j -n "$NS" 2>/dev/null | jq -r '.[0].mode // empty')
+	[ -n "$mode" ] && break
+	sleep 0.1
+done
+same "daemon attached $DQ in mode" "$mode" observe
+kill -HUP "$dpid"
+sleep 1
+same "mode after a reload" "$(sj show "$DQ" -j -n "$NS" | jq -r '.[0].mode')" observe
+if grep -qiE 'fail|error|refus' "$WORK/daemon.log"; then
+	bad "daemon log: $(tr '\n' '|' <"$WORK/daemon.log")"
+else
+	ok "daemon log: $(tr '\n' '|' <"$WORK/daemon.log")"
+fi
+kill "$dpid"; wait "$dpid"
+same "attachments after the daemon left" "$(pins_of_ns | grep -c .)" 0
+same "tc state after the daemon (mq)" "$(tc_state)" "$tc0"
 
 # --- help and the man page name it ------------------------------------
 if sj help | grep -q "sojourn attach DEV \[egress\] observe"; then
