@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "qdisc.h"
 #include "tune.h"
 #include "sojourn.skel.h"
 #include "sojourn_xdp.skel.h"
@@ -118,9 +119,10 @@ static int load_tc(struct attach_ctx *c, const struct sj_link *link,
 	c->skel->rodata->cfg_num_txq = nq;
 	c->skel->rodata->cfg_mode = tune->mode;
 	c->skel->rodata->cfg_direction = tune->dir;
-	/* rate mode measures nothing at the queue's exit */
+	/* rate mode measures nothing at the queue's exit; real-queue and
+	 * observe mode both measure there */
 	bpf_program__set_autoload(c->skel->progs.sojourn_dequeue,
-				  tune->mode == SJ_MODE_QUEUE);
+				  tune->mode != SJ_MODE_RATE);
 	bpf_map__set_max_entries(c->skel->maps.queues, nq);
 	bpf_map__set_max_entries(c->skel->maps.flows, tune->flows);
 	/* only the real queue's dequeue side looks flows up by slot */
@@ -223,7 +225,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 		 sj_netns_name ? sj_netns_name : "");
 
 	if (xdp ? open_xdp(c, link, cookie, tune) :
-	    load_tc(c, link, cookie, tune, tune->mode == SJ_MODE_QUEUE ?
+	    load_tc(c, link, cookie, tune, tune->mode != SJ_MODE_RATE ?
 		    managed_queues(link, root_kind) : 1))
 		return -1;
 	if (!xdp && write_settings(c, &set))
@@ -246,7 +248,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 		if (write_settings(c, &set))
 			return -1;
 	} else {
-		if (tune->mode == SJ_MODE_QUEUE) {
+		if (tune->mode != SJ_MODE_RATE) {
 			c->dequeue_link = bpf_program__attach_trace(c->skel->progs.sojourn_dequeue);
 			if (!c->dequeue_link)
 				return sj_err("cannot attach to tracepoint net_dev_start_xmit: %s",
@@ -309,13 +311,11 @@ int cmd_attach(int argc, char **argv)
 	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins))
 		return -1;
 	dir = sj_dir_name(tune.dir);
-	if (tune.mode == SJ_MODE_QUEUE) {
-		if (sj_root_qdisc_kind(link.ifindex, kind, sizeof(kind)))
-			return -1;
-		if (!strcmp(kind, "noqueue"))
-			return sj_err("%s has no queue (qdisc noqueue): nothing to manage in real-queue mode; give it a qdisc (tc qdisc add dev %s root pfifo) or use rate mode (rate RATE)",
-				      link.name, link.name);
-	}
+	/* no queue, or an AQM already there (real-queue mode), or a qdisc
+	 * observe cannot measure through: refused before anything is made */
+	if (tune.mode != SJ_MODE_RATE &&
+	    sj_qdisc_check(&link, tune.mode, kind, sizeof(kind)))
+		return -1;
 	if (sj_pins_lock())
 		return -1;
 	if (sj_pins_exist(&pins))

@@ -37,6 +37,19 @@ int sj_link_get(const char *name, struct sj_link *link);	/* says why */
 int sj_link_lookup(const char *name, struct sj_link *link);	/* -errno */
 /* kind of the root qdisc ("noqueue", "htb", "mq", ...) */
 int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len);
+/* the qdiscs of a device's egress side: root first as the kernel lists
+ * it, then the children at any depth (sj_qdisc_tree_get says why it fails) */
+struct sj_qdisc {
+	char kind[16];
+	__u32 handle;
+	__u32 parent;		/* TC_H_ROOT for the root */
+};
+struct sj_qdisc_tree {
+	size_t n, cap;
+	struct sj_qdisc *q;
+};
+int sj_qdisc_tree_get(__u32 ifindex, struct sj_qdisc_tree *tree);
+void sj_qdisc_tree_free(struct sj_qdisc_tree *tree);
 /* a clsact qdisc is already there */
 bool sj_has_clsact(__u32 ifindex);
 /* number of tc filters under parent (e.g. clsact egress) */

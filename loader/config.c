@@ -33,6 +33,10 @@ struct parse {
 	char err[256];
 	/* where each time was given, for the checks across keys */
 	int target_line, interval_line, dir_line, hook_line;
+	/* Observe=yes takes no key of the law or of rate mode: the first
+	 * such key of the rule and its line (0: none), and Observe='s line */
+	const char *signal_key;
+	int signal_line, observe_line;
 };
 
 /* fgets for inih, counting lines and section headers as inih will see them */
@@ -128,11 +132,32 @@ static int name_globs(struct parse *p, struct sj_rule *r, const char *key,
 	return 1;
 }
 
+/* the keys that tune the law or rate mode: none applies to Observe=yes */
+static const char *const signal_keys[] = {
+	"Rate", "Burst", "Horizon", "Pace", "Target", "Interval", "CEThreshold",
+	"ECN", "Fair", "Quantum", "SparseClass",
+};
+
 static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		    const char *v)
 {
+	size_t i;
 	__u64 u;
 
+	for (i = 0; i < sizeof(signal_keys) / sizeof(signal_keys[0]); i++)
+		if (!strcmp(k, signal_keys[i]) && !p->signal_line) {
+			p->signal_key = signal_keys[i];
+			p->signal_line = p->line;
+		}
+	if (!strcmp(k, "Observe")) {
+		bool b;
+
+		if (parse_bool(v, &b))
+			return fail(p, k, "\"%s\" is not yes or no", v);
+		r->observe = b;
+		p->observe_line = p->line;
+		return 1;
+	}
 	if (!strcmp(k, "Name"))
 		return name_globs(p, r, k, v);
 	if (!strcmp(k, "Kind")) {
@@ -257,7 +282,14 @@ static void rule_done(struct parse *p, struct sj_rule *r)
 	p->line = r->line;
 	if (!r->nglobs && !r->kind[0])
 		fail(p, "[Rule]", "needs Name= or Kind=, or it would match every interface");
-	else if (!r->rate_bits && (r->dirs & SJ_RULE_INGRESS)) {
+	else if (r->observe && p->signal_line) {
+		p->line = p->signal_line;
+		fail(p, p->signal_key, "does not apply to Observe=yes, which measures and never signals");
+	} else if (r->observe && (r->dirs & SJ_RULE_INGRESS)) {
+		p->line = p->dir_line > p->observe_line ? p->dir_line : p->observe_line;
+		fail(p, p->dir_line > p->observe_line ? "Direction" : "Observe",
+		     "observe is for egress only: arriving packets pass no queue to measure");
+	} else if (!r->rate_bits && (r->dirs & SJ_RULE_INGRESS)) {
 		p->line = p->dir_line;
 		fail(p, "Direction", "ingress needs rate mode: give Rate=");
 	} else if (!r->rate_bits && (r->burst_bytes || r->horizon_ns || r->pace))
@@ -304,6 +336,8 @@ static struct sj_rule *current_rule(struct parse *p)
 	snprintf(r->sparse, sizeof(r->sparse), "off");
 	p->rule_at = p->sections;
 	p->target_line = p->interval_line = p->dir_line = p->hook_line = p->line;
+	p->signal_key = NULL;
+	p->signal_line = p->observe_line = 0;
 	return r;
 }
 
@@ -403,13 +437,9 @@ static void arg_fmt(struct sj_args *a, char *(*fmt)(__u64, char *, size_t),
 #define ARG_RATE(a, v) arg_fmt(a, sj_format_rate, sj_parse_rate, "bit", v)
 #define ARG_SIZE(a, v) arg_fmt(a, sj_format_size, sj_parse_size, "b", v)
 
-void sj_rule_args(const struct sj_rule *r, enum sj_dir dir, bool attach,
-		  struct sj_args *a)
+/* the settings of the law and of rate mode, defaults spelled out */
+static void signal_args(const struct sj_rule *r, bool attach, struct sj_args *a)
 {
-	a->n = 0;
-	a->v[0] = NULL;
-	if (dir == SJ_DIR_INGRESS)
-		arg(a, "ingress");
 	if (r->rate_bits) {
 		arg(a, "rate");
 		ARG_RATE(a, r->rate_bits);
@@ -441,6 +471,19 @@ void sj_rule_args(const struct sj_rule *r, enum sj_dir dir, bool attach,
 		arg(a, "sparse_class");
 		arg(a, r->sparse);
 	}
+}
+
+void sj_rule_args(const struct sj_rule *r, enum sj_dir dir, bool attach,
+		  struct sj_args *a)
+{
+	a->n = 0;
+	a->v[0] = NULL;
+	if (dir == SJ_DIR_INGRESS)
+		arg(a, "ingress");
+	if (r->observe)
+		arg(a, "observe");	/* nothing to tune: change takes it as a no-op */
+	else
+		signal_args(r, attach, a);
 	if (attach && r->flows && a->n + 1 < SJ_ARGS_MAX) {
 		char *buf = a->buf[a->n + 1];
 

@@ -27,7 +27,8 @@ struct sj_rule {
 					 * over the names under /run/netns */
 	unsigned int dirs;		/* SJ_RULE_EGRESS | SJ_RULE_INGRESS */
 	/* what `attach` gets; 0 where the command's default applies */
-	__u64 rate_bits;		/* 0: real-queue mode */
+	bool observe;			/* Observe=yes: observe mode */
+	__u64 rate_bits;		/* 0: real-queue or observe mode */
 	__u64 burst_bytes;
 	__u64 horizon_ns;
 	bool pace;

@@ -412,7 +412,7 @@ static bool mode_differs(const struct dev *d, const struct sj_rule *r, int dir)
 	pin_dir(path, d->cookie, d->ifindex, dir);
 	if (sj_meta_read(path, &meta))
 		return false;
-	return meta.mode != (r->rate_bits ? SJ_MODE_RATE : SJ_MODE_QUEUE);
+	return meta.mode != (r->rate_bits ? SJ_MODE_RATE : r->observe ? SJ_MODE_OBSERVE : SJ_MODE_QUEUE);
 }
 
 static void reconcile(struct dev *d)

@@ -23,7 +23,8 @@ static const struct command {
 	  "              [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
 	  "              [ecn|noecn] [fair|nofair] [quantum SIZE]\n"
 	  "              [sparse_class CLASSID|auto|off] [flows N]\n"
-	  "              [hook tc|tcx|clsact|xdp] [-n NETNS]" },
+	  "              [hook tc|tcx|clsact|xdp] [-n NETNS]\n"
+	  "       sojourn attach DEV [egress] observe [flows N] [hook tc|tcx|clsact] [-n NETNS]" },
 	{ "change", cmd_change,
 	  "change DEV [egress|ingress] [rate RATE] [burst SIZE] [horizon TIME]\n"
 	  "              [pace|nopace] [target TIME] [interval TIME]\n"

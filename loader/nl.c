@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rtnetlink queries through libmnl: a link's facts, its root qdisc, the
- * filters under a tc hook. */
+/* rtnetlink queries through libmnl: a link's facts, its root qdisc, its
+ * whole qdisc tree, the filters under a tc hook. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -228,4 +229,79 @@ int sj_count_filters(__u32 ifindex, __u32 parent)
 	if (ret < 0)
 		return ret;
 	return w.count;
+}
+
+/* Every qdisc of the device but those on the ingress side (ingress,
+ * clsact): the root, and under a classful root (mq, mqprio, taprio, htb,
+ * ...) each child, however deep.  The kernel's dump lists them all for a
+ * device, whose qdisc table holds the children at every depth; the
+ * invisible ones (defaults the kernel made itself, such as a leaf's pfifo)
+ * are asked for too, so nothing below the root is missed. */
+struct tree_walk {
+	__u32 ifindex;
+	struct sj_qdisc_tree *tree;
+	int err;
+};
+
+static int tree_kind_attr(const struct nlattr *attr, void *data)
+{
+	struct sj_qdisc *q = data;
+
+	if (mnl_attr_get_type(attr) == TCA_KIND)
+		snprintf(q->kind, sizeof(q->kind), "%s", mnl_attr_get_str(attr));
+	return MNL_CB_OK;
+}
+
+static int tree_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct tree_walk *w = data;
+	struct sj_qdisc_tree *t = w->tree;
+	struct sj_qdisc *q;
+
+	if ((__u32)tcm->tcm_ifindex != w->ifindex || tcm->tcm_parent == TC_H_INGRESS)
+		return MNL_CB_OK;	/* TC_H_INGRESS is TC_H_CLSACT too */
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct sj_qdisc *more = realloc(t->q, cap * sizeof(*more));
+
+		if (!more) {
+			w->err = -ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		t->q = more;
+		t->cap = cap;
+	}
+	q = &t->q[t->n++];
+	memset(q, 0, sizeof(*q));
+	q->handle = tcm->tcm_handle;
+	q->parent = tcm->tcm_parent;
+	mnl_attr_parse(nlh, sizeof(*tcm), tree_kind_attr, q);
+	return MNL_CB_OK;
+}
+
+int sj_qdisc_tree_get(__u32 ifindex, struct sj_qdisc_tree *tree)
+{
+	struct tree_walk w = { .ifindex = ifindex, .tree = tree };
+	struct nlmsghdr *nlh;
+	struct nl_req r;
+	int ret;
+
+	memset(tree, 0, sizeof(*tree));
+	nlh = tc_dump_req(&r, RTM_GETQDISC, ifindex, 0);
+	mnl_attr_put(nlh, TCA_DUMP_INVISIBLE, 0, NULL);
+	ret = nl_talk(nlh, tree_cb, &w);
+	if (w.err)
+		ret = w.err;
+	if (ret < 0) {
+		sj_qdisc_tree_free(tree);
+		return sj_err("cannot list qdiscs: %s", strerror(-ret));
+	}
+	return 0;
+}
+
+void sj_qdisc_tree_free(struct sj_qdisc_tree *tree)
+{
+	free(tree->q);
+	memset(tree, 0, sizeof(*tree));
 }

@@ -214,6 +214,19 @@ static void show_fair(const struct sj_settings *set)
 	out_u64("sparse_priority", "", set->sparse_priority);
 }
 
+static void show_law(const struct sj_settings *set)
+{
+	out_time("target", " target %s", set->target_ns);
+	out_time("interval", " interval %s", set->interval_ns);
+	if (set->ce_threshold_ns)
+		out_time("ce_threshold", " ce_threshold %s", set->ce_threshold_ns);
+	else
+		out_null("ce_threshold");
+	out_bool("ecn", " ecn", set->codel.ecn);
+	if (!set->codel.ecn)
+		out_text(" noecn");
+}
+
 static const char *hook_name(const struct sj_meta *meta)
 {
 	switch (meta->hook) {
@@ -272,20 +285,17 @@ static int show_one(const char *dir, void *arg)
 		out_u64("burst_bytes", "", set.burst_bytes);
 		out_time("horizon", " horizon %s", set.horizon_ns);
 		out_bool("pace", " pace", set.pace);
+	} else if (meta.mode == SJ_MODE_OBSERVE) {
+		out_str("mode", " mode %s", "observe");
+		out_u64("queues", " queues %llu", meta.num_txq);
 	} else {
 		out_str("mode", " mode %s", "queue");
 		out_u64("queues", " queues %llu", meta.num_txq);
 		show_fair(&set);
 	}
-	out_time("target", " target %s", set.target_ns);
-	out_time("interval", " interval %s", set.interval_ns);
-	if (set.ce_threshold_ns)
-		out_time("ce_threshold", " ce_threshold %s", set.ce_threshold_ns);
-	else
-		out_null("ce_threshold");
-	out_bool("ecn", " ecn", set.codel.ecn);
-	if (!set.codel.ecn)
-		out_text(" noecn");
+	/* observe measures only: it has no law to show settings of */
+	if (meta.mode != SJ_MODE_OBSERVE)
+		show_law(&set);
 	out_str("pin", "\n pinned %s", dir);
 	if (sj_show_stats)
 		show_stats(dir, &meta);

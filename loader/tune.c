@@ -94,14 +94,50 @@ static int parse_hook_arg(const char *val, enum sj_hook_req *hook)
 	return sj_err("hook must be tc, tcx, clsact or xdp");
 }
 
+/* The words that tune the control law or the virtual queue: observe has
+ * neither, so they do not apply to it. */
+static bool signal_word(const char *key)
+{
+	static const char *const words[] = {
+		"target", "interval", "ce_threshold", "ecn", "noecn", "rate",
+		"burst", "horizon", "pace", "nopace", "fair", "nofair",
+		"quantum", "sparse_class",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(key, words[i]))
+			return true;
+	return false;
+}
+
+static int not_for_observe(const char *key)
+{
+	return sj_err("%s does not apply to observe: observe measures the real queue and never signals",
+		      key);
+}
+
 int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 {
+	const char *signalling = NULL;	/* first word observe cannot take */
 	int i;
 
 	for (i = 0; i < argc; i++) {
 		const char *key = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(key, "target")) {
+		if (signal_word(key)) {
+			if (t->mode == SJ_MODE_OBSERVE)
+				return not_for_observe(key);
+			if (!signalling)
+				signalling = key;
+		}
+		if (!strcmp(key, "observe")) {
+			if (!attach && t->mode != SJ_MODE_OBSERVE)
+				return sj_err("observe is chosen at attach: detach, then attach with observe");
+			if (signalling)
+				return not_for_observe(signalling);
+			t->mode = SJ_MODE_OBSERVE;
+		} else if (!strcmp(key, "target")) {
 			if (parse_time_arg(key, val, &t->target_ns))
 				return -1;
 			i++;
@@ -210,6 +246,8 @@ int sj_tune_check(const struct sj_tune *t)
 	if (t->ce_threshold_ns > SJ_MAX_INTERVAL_US * 1000ULL)
 		return sj_err("ce_threshold must be at most %s",
 			      sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, a, sizeof(a)));
+	if (t->dir == SJ_DIR_INGRESS && t->mode == SJ_MODE_OBSERVE)
+		return sj_err("observe is for egress: arriving packets pass no queue of ours to measure");
 	if (t->dir == SJ_DIR_INGRESS && t->mode != SJ_MODE_RATE)
 		return sj_err("ingress needs rate mode: the packets have no queue of ours to measure (add rate RATE)");
 	if (t->hook == SJ_HOOK_REQ_XDP && t->dir != SJ_DIR_INGRESS)
@@ -251,9 +289,10 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 		CODEL_NS(t->ce_threshold_ns) : CODEL_DISABLED_THRESHOLD;
 	s->codel.mtu = mtu;
 	s->codel.ecn = t->ecn;
-	s->fair = t->fair;
+	/* observe signals nothing: no fairness to steer by */
+	s->fair = t->mode == SJ_MODE_OBSERVE ? 0 : t->fair;
 	s->quantum = t->quantum;
-	s->sparse_mode = t->sparse;
+	s->sparse_mode = t->mode == SJ_MODE_OBSERVE ? SJ_SPARSE_OFF : t->sparse;
 	if (t->sparse == SJ_SPARSE_CLASS)
 		s->sparse_priority = t->sparse_classid;
 	if (t->mode == SJ_MODE_RATE) {

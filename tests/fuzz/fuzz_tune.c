@@ -2,13 +2,15 @@
 /*
  * libFuzzer on the option parser of attach and change (loader/tune.c),
  * built alone with units.c and a stub sj_err().  The input is argv: words
- * separated by NUL bytes; its first byte picks attach or change.
+ * separated by NUL bytes; its first byte picks attach or change (bit 0)
+ * and what change finds attached: queue or observe mode (bit 1).
  * Properties beyond "no crash":
  *   - a refusal says why in exactly one line (sj_err once, no newline
  *     but one the user typed);
  *   - what parses and passes the checks gives settings the programs can
  *     run on: target below interval, both in bounds, the codel units
- *     derived from the nanoseconds, rate mode within its limits.
+ *     derived from the nanoseconds, rate mode within its limits, observe
+ *     with nothing that signals (no fairness, no sparse steering).
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -71,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err_line[0] = '\0';
 	sj_tune_defaults(&t);
 	if (!attach) {
-		/* change starts from what is attached: queue mode here */
-		t.mode = SJ_MODE_QUEUE;
+		/* change starts from what is attached */
+		t.mode = data[0] & 2 ? SJ_MODE_OBSERVE : SJ_MODE_QUEUE;
 	}
 	if (sj_tune_parse(&t, argc, argv, attach)) {
 		refused(data, size);
@@ -105,6 +107,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	     sj_vq_tx_ns(s.burst_bytes, s.rate_Bps) > s.horizon_ns))
 		abort();
 	if (t.mode != SJ_MODE_RATE && (s.rate_Bps || s.pace))
+		abort();
+	if (t.mode == SJ_MODE_OBSERVE &&
+	    (s.fair || s.sparse_mode || s.sparse_priority))
 		abort();
 out:
 	free(buf);
