@@ -411,3 +411,40 @@ finish() {
 	echo "FAIL: $1 ($FAILS check(s) failed)"
 	exit 1
 }
+
+# topo_shape_prio [RATE [PRIO_RATE]]: the bottleneck as operators build it
+# with a priority class: HTB root, a parent class 1:10 at RATE (default
+# 20mbit) and two leaves, each with its own pfifo:
+#   1:2  prio 0, rate PRIO_RATE (default 2mbit), ceil RATE: ICMP, chosen
+#        by a u32 filter (a VoIP-like class)
+#   1:1  prio 1, rate RATE - PRIO_RATE, ceil RATE, the default: the bulk
+topo_shape_prio() {
+	local rate=${1:-20mbit} prate=${2:-2mbit} bulk
+	# tc takes rates with units; the bulk guarantee is what is left
+	bulk=$(awk -v a="$rate" -v b="$prate" 'function kbit(s) {
+			if (s ~ /mbit$/) return s * 1000
+			if (s ~ /kbit$/) return s + 0
+			return -1 }
+		BEGIN { r = kbit(a) - kbit(b)
+			if (kbit(a) < 0 || kbit(b) < 0 || r <= 0) exit 1
+			printf "%dkbit\n", r }') ||
+		die "topo_shape_prio: rates in kbit/mbit, PRIO_RATE below RATE"
+	inr tc qdisc replace dev "$DEV_RS" root handle 1: htb default 1 &&
+	inr tc class add dev "$DEV_RS" parent 1: classid 1:10 htb \
+		rate "$rate" ceil "$rate" quantum 1514 &&
+	inr tc class add dev "$DEV_RS" parent 1:10 classid 1:1 htb \
+		rate "$bulk" ceil "$rate" prio 1 quantum 1514 &&
+	inr tc class add dev "$DEV_RS" parent 1:10 classid 1:2 htb \
+		rate "$prate" ceil "$rate" prio 0 quantum 1514 &&
+	inr tc qdisc add dev "$DEV_RS" parent 1:1 handle 11: pfifo limit 1000 &&
+	inr tc qdisc add dev "$DEV_RS" parent 1:2 handle 12: pfifo limit 100 &&
+	inr tc filter add dev "$DEV_RS" parent 1: protocol ip prio 1 u32 \
+		match ip protocol 1 0xff flowid 1:2 ||
+		die "cannot shape $DEV_RS with a priority class"
+}
+
+# class_packets CLASSID: packets HTB class CLASSID of the bottleneck sent
+class_packets() {
+	inr tc -s class show dev "$DEV_RS" classid "$1" |
+		awk '/Sent/ { print $4; exit }'
+}

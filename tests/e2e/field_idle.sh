@@ -1,0 +1,224 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Field matrix, row "idle after load on a pfifo_fast root" (issue 14).
+#
+# The kernel's CoDel leaves its dropping state when the queue empties.
+# sojourn sees no empty dequeue, and on a lockless root (pfifo_fast, mq of
+# pfifo_fast: TCQ_F_NOLOCK) it cannot read the qdisc's backlog either.  A
+# busy period that ends while the queue stands above target leaves the law
+# dropping with signals pending, and whatever comes first after the idle
+# (a SYN, a ping, a DNS query) takes them.  Signals must not outlive their
+# reason: none may land on the first packets after an idle period.
+#
+# The bottleneck is a pfifo_fast root that really holds a queue.  A veth
+# keeps its qdisc's packets back while its peer's ring is full (Linux 6.16,
+# "veth: apply qdisc backpressure on full ptr_ring"), which happens only
+# when the peer takes packets in NAPI (GRO on, or XDP).  So the server's
+# veth runs GRO in a threaded NAPI, and that thread gets a CPU budget of
+# its own (SCHED_DEADLINE, NAPI_BUDGET_US of every millisecond): the
+# server takes packets at a rate of the order of 100 Mbit/s, and the
+# router's pfifo_fast root, lockless and of unknown backlog to sojourn,
+# holds the standing queue.  The rate is set by CPU time, not by a shaper,
+# so the test measures it (the root's bytes sent) instead of assuming it.
+#
+# Each phase: 4 cubic uploads, then the load ends abruptly the moment the
+# root's queue stands above CUT_MS and, with sojourn attached, its mark and
+# drop counters have just moved (it is signalling: the hardest moment), or
+# after 5 s of waiting for that (a blackhole rule at the router for their
+# port cuts the uploads off in mid-flight, and their senders are killed);
+# within the next second 20 new TCP connections to another port and 20
+# pings, 50 ms apart, interleaved.  Needed: every connection made with no SYN retried
+# (the client's TcpExtTCPSynRetrans unchanged, no connect near the 1 s SYN
+# timeout) and no ping lost.
+#  1. FIFO alone (LOAD_FIFO s): the premise; the queue stood above CUT_MS
+#     when the load ended, and the new connections and pings all get
+#     through.  If the queue never stands, this kernel cannot run the row
+#     (exit 77).
+#  2. sojourn attached with its defaults, a LOAD s load.
+#  3. the same with `nofair` (plain CoDel: any packet may take a signal).
+#
+# Exit 0 pass, 77 skip, 1 fail.  LOAD=, LOAD_FIFO=, CUT_MS=, NAPI_BUDGET_US=,
+# SOJOURN= override.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn chrt nstat python3 timeout
+
+LOAD=${LOAD:-20}
+LOAD_FIFO=${LOAD_FIFO:-10}
+CUT_MS=${CUT_MS:-10}		# queue delay at the cut: twice the 5 ms target
+NAPI_BUDGET_US=${NAPI_BUDGET_US:-10}
+LISTEN_PORT=5301
+N_NEW=20			# connections and pings after the load
+topo_trap "$NS_R:$DEV_RS"
+
+topo_up 1
+topo_ecn 1 1
+
+# The slow receiver: see the header.
+inr tc qdisc replace dev "$DEV_RS" root pfifo_fast || die "pfifo_fast root"
+ins ethtool -K "$DEV_S" gro on >/dev/null 2>&1 || skip "GRO on $DEV_S"
+ins sh -c "echo 1 >/sys/class/net/$DEV_S/threaded" 2>/dev/null ||
+	skip "no threaded NAPI on veth"
+napi_pid=$(ps -eo pid=,comm= | awk -v d="napi/$DEV_S-" 'index($2, d) == 1 { print $1; exit }')
+[ -n "$napi_pid" ] || skip "no NAPI thread for $DEV_S"
+chrt -d --sched-runtime $((NAPI_BUDGET_US * 1000)) --sched-deadline 1000000 \
+	--sched-period 1000000 -p 0 "$napi_pid" 2>/dev/null ||
+	skip "cannot give the NAPI thread a SCHED_DEADLINE budget"
+
+# A listener that accepts and closes, for the new connections.
+ins python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(128)
+while True:
+    s.accept()[0].close()
+' "$IP_S" "$LISTEN_PORT" >"$WORK/listener.log" 2>&1 &
+TOPO_BG="$TOPO_BG $!"
+topo_servers 5201 5202 5203
+for i in $(seq 50); do
+	ins ss -Hltn "sport = :$LISTEN_PORT" | grep -q . && break
+	sleep 0.1
+done
+ins ss -Hltn "sport = :$LISTEN_PORT" | grep -q . || die "listener did not start"
+
+# The client's side of the new connections: N connects GAP_MS apart, each
+# in the background; one line per connection, "ok MS" or "fail".
+cat >"$WORK/connects.sh" <<'EOF'
+ip=$1 port=$2 n=$3 gap=$4 out=$5
+for i in $(seq "$n"); do
+	(
+		t0=$(date +%s%N)
+		if timeout 5 bash -c "exec 3<>/dev/tcp/$ip/$port"; then
+			echo "ok $((($(date +%s%N) - t0) / 1000000))"
+		else
+			echo fail
+		fi >>"$out"
+	) &
+	sleep "$(awk -v g="$gap" 'BEGIN{print g / 1000}')"
+done
+wait
+EOF
+
+# root_counts: bytes sent and bytes queued by the root qdisc of DEV_RS
+root_counts() {
+	inr tc -s -j qdisc show dev "$DEV_RS" |
+		jq -r '.[] | select(.root == true) | "\(.bytes) \(.backlog)"'
+}
+# signals_sent: CE marks and drops sojourn has made so far (0 unattached)
+ATTACHED=0
+signals_sent() {
+	[ "$ATTACHED" = 1 ] || { echo 0; return; }
+	sj_stats "$DEV_RS" | jq -r '(.stats.ecn_mark // 0) + (.stats.drops // 0)'
+}
+syn_retrans() {
+	inc nstat -az TcpExtTCPSynRetrans | awk '$1 == "TcpExtTCPSynRetrans" { print $2 }'
+}
+
+# phase TAG PORT SECS: load, cut while the queue stands, then the new
+# connections and pings.  Sets CUT_DELAY (ms), CUT_SIGNALLING, RATE_MBIT,
+# SYN_RETRIED, CONNECT_OK, CONNECT_SLOW (connects that took >= 900 ms) and
+# PING_RCV.
+phase() {
+	local tag=$1 port=$2 secs=$3 load_pid ping_pid s1 s2 b t syn0 i sig sig0
+	inc timeout $((secs + 20)) iperf3 -c "$IP_S" -p "$port" -P 4 \
+		-t $((secs + 10)) -C cubic >"$WORK/$tag.iperf" 2>&1 &
+	load_pid=$!
+	TOPO_BG="$TOPO_BG $load_pid"
+	sleep $((secs - 2))
+	read -r s1 b <<<"$(root_counts)"
+	t=$(date +%s%N)
+	sleep 2
+	read -r s2 b <<<"$(root_counts)"
+	# bytes the root sent per ms while loaded: the link's rate
+	RATE_MBIT=$(awk -v a="$s1" -v b="$s2" -v t="$t" -v n="$(date +%s%N)" \
+		'BEGIN{printf "%.1f", (b - a) * 8 / ((n - t) / 1000)}')
+	# wait up to 5 s for the hardest moment: the queue above CUT_MS and,
+	# once sojourn is attached, its signal counters moving (it is
+	# signalling); then cut
+	CUT_DELAY=0 CUT_SIGNALLING=no
+	syn0=$(syn_retrans)
+	sig0=$(signals_sent)
+	for i in $(seq 100); do
+		read -r s2 b <<<"$(root_counts)"
+		CUT_DELAY=$(awk -v b="$b" -v r="$RATE_MBIT" \
+			'BEGIN{printf "%.1f", (r > 0) ? b * 8 / r / 1000 : 0}')
+		sig=$(signals_sent)
+		sig=${sig:-0}
+		if fcmp "$CUT_DELAY" '>' "$CUT_MS"; then
+			[ "$ATTACHED" = 0 ] && break
+			[ "$sig" -gt "$sig0" ] && CUT_SIGNALLING=yes && break
+		fi
+		sig0=$sig
+	done
+	# a policy rule at the router (tc's drop action may not be built):
+	# the uploads' packets die before they reach the bottleneck
+	ip -n "$NS_R" rule add iif "$DEV_RC" ipproto tcp dport "$port" \
+		blackhole prio 100 || die "cannot cut the load"
+	# the uploads' senders go too (the rule already stops their packets)
+	for i in $(ip netns pids "$NS_C"); do
+		[ "$(cat "/proc/$i/comm" 2>/dev/null)" = iperf3 ] && kill -9 "$i"
+	done
+	: >"$WORK/$tag.connects"
+	inc fping -q -c "$N_NEW" -p 50 -t 2000 "$IP_S" >"$WORK/$tag.ping" 2>&1 &
+	ping_pid=$!
+	inc bash "$WORK/connects.sh" "$IP_S" "$LISTEN_PORT" "$N_NEW" 50 \
+		"$WORK/$tag.connects"
+	wait "$ping_pid"
+	wait "$load_pid" 2>/dev/null
+	SYN_RETRIED=$(($(syn_retrans) - syn0))
+	CONNECT_OK=$(grep -c '^ok' "$WORK/$tag.connects")
+	CONNECT_SLOW=$(awk '$1 == "ok" && $2 >= 900' "$WORK/$tag.connects" | wc -l)
+	PING_RCV=$(sed -n 's|.*xmt/rcv/%loss = [0-9]*/\([0-9]*\)/.*|\1|p' "$WORK/$tag.ping")
+	log "$tag: rate ${RATE_MBIT} Mbit/s, queue at cut ${CUT_DELAY} ms" \
+		"(signalling: $CUT_SIGNALLING)," \
+		"SYN retried $SYN_RETRIED, connects $CONNECT_OK" \
+		"(slow $CONNECT_SLOW), pings ${PING_RCV:-0}/$N_NEW"
+}
+
+# report NAME: the phase's rows; NAME is the row prefix
+report() {
+	row "$1: link rate (Mbit/s)" "$RATE_MBIT" "" info
+	check "$1: queue at the cut (ms)" "$CUT_DELAY" '>' "$CUT_MS"
+	[ "$ATTACHED" = 1 ] && row "$1: signalling at the cut" "$CUT_SIGNALLING" "" info
+	check "$1: SYNs retried" "$SYN_RETRIED" '==' 0
+	check "$1: connections made" "$CONNECT_OK" '==' "$N_NEW"
+	check "$1: connections near SYN timeout" "$CONNECT_SLOW" '==' 0
+	check "$1: pings answered" "${PING_RCV:-0}" '==' "$N_NEW"
+}
+
+# 1. FIFO alone: the premise
+log "FIFO: 4 cubic flows for ${LOAD_FIFO}s, then the cut"
+phase fifo 5201 "$LOAD_FIFO"
+fcmp "$CUT_DELAY" '>' "$CUT_MS" ||
+	skip "the pfifo_fast root held no standing queue (${CUT_DELAY} ms at the cut): a veth pushes back on its qdisc from Linux 6.16 on"
+report "FIFO"
+
+# 2. sojourn, defaults
+log "sojourn attach $DEV_RS -n $NS_R"
+if ! sj attach "$DEV_RS" -n "$NS_R"; then
+	row "sojourn attach" "rc!=0" "" FAIL
+	FAILS=$((FAILS + 1))
+	finish field_idle
+fi
+ATTACHED=1
+log "sojourn: 4 cubic flows for ${LOAD}s, then the cut"
+phase codel 5202 "$LOAD"
+report "sojourn"
+stats=$(sj_stats "$DEV_RS")
+log "stats: $(jq -c '.stats | del(.queues)' <<<"$stats")"
+row "sojourn: ecn_mark" "$(jq -r '.stats.ecn_mark // "nan"' <<<"$stats")" "" info
+row "sojourn: drops" "$(jq -r '.stats.drops // "nan"' <<<"$stats")" "" info
+
+# 3. sojourn, plain CoDel
+sj change "$DEV_RS" nofair -n "$NS_R" || die "sojourn change nofair"
+log "sojourn nofair: 4 cubic flows for ${LOAD}s, then the cut"
+phase nofair 5203 "$LOAD"
+report "nofair"
+stats=$(sj_stats "$DEV_RS")
+log "stats: $(jq -c '.stats | del(.queues)' <<<"$stats")"
+
+finish field_idle
