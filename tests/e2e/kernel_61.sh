@@ -12,6 +12,8 @@
 #   roots that   tests/e2e/aqm_root.sh: attach refused on fq_codel, cake,
 #   are an AQM   HTB + fq_codel, mq + fq_codel and pie; observe measures
 #                under all but pie (this machine's kernel has none of them)
+#   the field    tests/e2e/field_htb.sh (two HTB classes), field_txtime.sh
+#   matrix       (SO_TXTIME beside bulk flows), gso_once.sh (software GSO)
 #
 # and checks that each passed there and that the guest really ran 6.1 with
 # sojourn on clsact.  Exit 0 pass, 77 skip, 1 fail.  VM_TESTS= overrides
@@ -24,7 +26,8 @@
 topo_require sojourn
 
 VM_TESTS=${VM_TESTS:-build/test_pkt build/test_rate tests/e2e/codel_ecn.sh \
-tests/e2e/codel_drop.sh tests/e2e/coexist.sh tests/e2e/aqm_root.sh}
+tests/e2e/codel_drop.sh tests/e2e/coexist.sh tests/e2e/aqm_root.sh \
+tests/e2e/field_htb.sh tests/e2e/field_txtime.sh tests/e2e/gso_once.sh}
 missing=$(vm_tools) || skip "$missing missing (make deps installs it)"
 for t in $VM_TESTS; do
 	[ -x "$SJ_ROOT/$t" ] || die "$t not built"
