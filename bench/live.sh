@@ -74,9 +74,11 @@ echo "the floors are bench/floor.bpf.c at the same hooks in the same run."
 echo
 echo "| flows | pps | floor tc ns | egress ns | egress/floor | floor dequeue ns | dequeue ns | dequeue/floor | egress+dequeue / floors |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+: >"/tmp/$ID.rows"
 for n in 1 1000 100000 1000000; do
 	l=$(cd "$ROOT" && nsenter --net="/run/netns/$NS_C" "$LIVE" "${ID}l0" "$pin" "$n" "$SECS") ||
 		die "live $n failed"
+	echo "$l" >>"/tmp/$ID.rows"
 	awk -v l="$l" 'BEGIN {
 		n = split(l, w, " "); for (i = 1; i < n; i += 2) v[w[i]] = w[i + 1]
 		printf "| %d | %.0f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.2f |\n",
@@ -85,6 +87,18 @@ for n in 1 1000 100000 1000000; do
 			v["dequeue_ns"], v["dequeue_ns"] / v["floor_dequeue_ns"],
 			(v["egress_ns"] + v["dequeue_ns"]) / (v["floor_tc_ns"] + v["floor_dequeue_ns"]) }'
 done
+# issue 14's targets: egress + dequeue at most 2.5x the two floors at 1k
+# flows, and at 1M flows at most 2x the 1k figure
+echo
+awk '{ n = split($0, w, " "); for (i = 1; i < n; i += 2) v[w[i]] = w[i + 1]
+       t[v["flows"]] = v["egress_ns"] + v["dequeue_ns"]
+       f[v["flows"]] = v["floor_tc_ns"] + v["floor_dequeue_ns"] }
+     END {
+	r = t[1000] / f[1000]; g = t[1000000] / t[1000]
+	printf "targets: egress+dequeue <= 2.5x the floors at 1k flows: %s (%.2fx); ", r <= 2.5 ? "met" : "NOT met", r
+	printf "at 1M flows <= 2x the 1k figure: %s (%.2fx)\n", g <= 2 ? "met" : "NOT met", g
+     }' "/tmp/$ID.rows"
+rm -f "/tmp/$ID.rows"
 st=$(timeout 20 "$SOJOURN" show "${ID}l0" -s -j -n "$NS_C")
 echo
 echo "flow table after the 1M-flow row: $(jq -r '.[0].stats | "flows \(.flows) flows_evicted \(.flows_evicted)"' <<<"$st")"

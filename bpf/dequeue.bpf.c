@@ -158,7 +158,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		flow->last_left = now;
 	}
 	st->dequeued++;
-	sj_observe_sojourn(flow, now - stamp);
+	sj_observe_sojourn_by(flow, now - stamp, 1);
 	if (cfg_mode == SJ_MODE_OBSERVE)
 		return 0;
 

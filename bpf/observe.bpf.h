@@ -127,9 +127,15 @@ static __always_inline struct sj_flow *sj_observe_flow_of(__u32 hash)
 	return bpf_map_lookup_elem(&flows, &key);
 }
 
-/* flow may be NULL: the packet had no flow (non-IP, fragment) */
-static __always_inline void sj_observe_sojourn(struct sj_flow *flow,
-					       __u64 sojourn_ns)
+/*
+ * flow may be NULL: the packet had no flow (non-IP, fragment).
+ * one_writer: only this CPU writes the flow's histogram now (the dequeue
+ * tracepoint, which one CPU at a time runs for a root qdisc), so plain
+ * adds do; rate mode's programs run on every CPU at once and need atomics.
+ */
+static __always_inline void sj_observe_sojourn_by(struct sj_flow *flow,
+						  __u64 sojourn_ns,
+						  const int one_writer)
 {
 	struct sj_dev_hist *h;
 	__u32 zero = 0, b = sj_hist_bucket(sojourn_ns);
@@ -147,8 +153,19 @@ static __always_inline void sj_observe_sojourn(struct sj_flow *flow,
 		h->noflow.sum_ns += sojourn_ns;
 		return;
 	}
+	if (one_writer) {
+		flow->hist[b]++;
+		flow->sojourn_sum_ns += sojourn_ns;
+		return;
+	}
 	__sync_fetch_and_add(&flow->hist[b], 1);
 	__sync_fetch_and_add(&flow->sojourn_sum_ns, sojourn_ns);
+}
+
+static __always_inline void sj_observe_sojourn(struct sj_flow *flow,
+					       __u64 sojourn_ns)
+{
+	sj_observe_sojourn_by(flow, sojourn_ns, 0);
 }
 
 #endif
