@@ -54,16 +54,19 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 static __always_inline int sj_parse_skb(struct __sk_buff *skb,
 					struct sj_pkt *pkt)
 {
-	int kind = sj_parse((void *)(long)skb->data,
-			    (void *)(long)skb->data_end, pkt);
+	int kind = sj_parse_link((void *)(long)skb->data,
+				 (void *)(long)skb->data_end, cfg_link_layer,
+				 skb->protocol, 0, pkt);
 
 	if (kind == SJ_PKT_TRUNCATED &&
 	    skb->len > skb->data_end - skb->data) {
 		__u32 want = skb->len < SJ_PULL_LEN ? skb->len : SJ_PULL_LEN;
 
 		if (bpf_skb_pull_data(skb, want) == 0)
-			kind = sj_parse((void *)(long)skb->data,
-					(void *)(long)skb->data_end, pkt);
+			kind = sj_parse_link((void *)(long)skb->data,
+					     (void *)(long)skb->data_end,
+					     cfg_link_layer, skb->protocol, 0,
+					     pkt);
 	}
 	return kind;
 }

@@ -21,6 +21,7 @@
 const volatile __u32 cfg_ifindex __weak = 0;
 const volatile __u64 cfg_netns_cookie __weak = 0;
 const volatile __u32 cfg_num_txq __weak = 1;
+const volatile __u32 cfg_link_layer __weak = 0;	/* enum sj_link_layer (parse.h) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

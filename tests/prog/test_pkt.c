@@ -34,6 +34,7 @@
 #include "sojourn.h"
 #include "parse.h"
 #include "sojourn.skel.h"
+#include "rodata.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define FRAME_MAX	512
@@ -1302,6 +1303,160 @@ static void test_tstamp(void)
 	report("tstamp_type0_restamped_now");
 }
 
+
+/* ------------------------------------------------------------------ */
+/* 9: L3 devices (tun, WireGuard, PPP, ipip/gre/sit): no Ethernet header */
+
+/*
+ * On an L3 device tc hands the program the IP header at offset 0, and the
+ * kernel's skb->protocol says which IP it is.  test_run makes skb->protocol
+ * from bytes 12-13 as if they were an ethertype, so these frames carry
+ * source addresses whose bytes 12-13 (IPv4: the first two of the source;
+ * IPv6: source bytes 4-5) read 0x0800 or 0x86dd: exactly the frames an
+ * Ethernet parser misreads.  8.0.69.1 is the worst of them: read from
+ * offset 14 its bytes 2-3 (0x45 0x01) look like an IPv4 version/IHL and an
+ * ECT(1) tos, so a CE mark there would rewrite the source address; with
+ * source port 49152 (0xc000) the bytes it would read as fragment bits are
+ * clear, and it would.
+ */
+#define L3_SRC4		"8.0.69.1"
+#define L3_SRC6		"2001:db8:86dd::1"
+#define L3_SPORT4	49152
+
+static void l3_start(struct frame *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+static void set_src(struct frame *f, const char *src)
+{
+	addr(f->family == 6 ? AF_INET6 : AF_INET, src,
+	     f->b + f->l3 + (f->family == 6 ? 8 : 12));
+	finish(f);
+}
+
+static struct sj_flow_key key_src(const struct sj_flow_key *k, const char *src)
+{
+	struct sj_flow_key w = *k;
+
+	memset(w.saddr, 0, sizeof(w.saddr));
+	addr(w.family == 6 ? AF_INET6 : AF_INET, src, w.saddr);
+	return w;
+}
+
+static void l3_tcp4(struct frame *f, __u8 tos, const char *src, __u16 sport)
+{
+	l3_start(f);
+	ip4(f, tos, IPPROTO_TCP, 5, 0);
+	tcp(f, sport, 80);
+	set_src(f, src);
+}
+
+static void l3_tcp6(struct frame *f, __u8 tclass, const char *src, __u16 sport)
+{
+	l3_start(f);
+	ip6(f, tclass, 0x5eed5, IPPROTO_TCP);
+	tcp(f, sport, 443);
+	set_src(f, src);
+}
+
+static struct sojourn_bpf *l3_skel;
+
+/* Runs the cases below on the object loaded with cfg_link_layer = L3 */
+static void use(struct sojourn_bpf *skel)
+{
+	env.prog = bpf_program__fd(skel->progs.sojourn_egress);
+	env.settings = bpf_map__fd(skel->maps.settings);
+	env.queues = bpf_map__fd(skel->maps.queues);
+	env.stats = bpf_map__fd(skel->maps.stats);
+	env.flows = bpf_map__fd(skel->maps.flows);
+}
+
+static void test_l3(void)
+{
+	struct sj_flow_key k4;
+	struct setup s = DEFAULT_SETUP;
+	struct sj_stats want;
+	struct frame f, w;
+	struct result r;
+	int err;
+
+	l3_skel = sojourn_bpf__open();
+	if (!l3_skel)
+		die("open the L3 instance", errno);
+	err = rn_set_rodata_u32(l3_skel->obj, "cfg_link_layer", SJ_LINK_L3);
+	if (err) {
+		printf("FAIL l3: the object has no cfg_link_layer: %s\n", strerror(-err));
+		failures++;
+		sojourn_bpf__destroy(l3_skel);
+		return;
+	}
+	err = sojourn_bpf__load(l3_skel);
+	if (err)
+		die("load the L3 instance", err);
+	use(l3_skel);
+
+	/* IPv4 TCP, ECT(0), a signal pending: CE in the tos at offset 1,
+	 * checksum valid, the 8.0.x.x source untouched */
+	l3_tcp4(&f, ECT0, L3_SRC4, L3_SPORT4);
+	k4 = key_src(&(struct sj_flow_key){ .proto = IPPROTO_TCP, .family = 4,
+		.sport = htons(L3_SPORT4), .dport = htons(80) }, L3_SRC4);
+	addr(AF_INET, DST4, &k4.daddr[0]);
+	check_ce4("l3_ipv4_tcp_ce_source_8_0_intact", &f, &k4);
+
+	/* Not-ECT: the signal is a drop, of the right flow */
+	l3_tcp4(&f, 0, L3_SRC4, L3_SPORT4);
+	check_drop("l3_ipv4_tcp_not_ect_drop", &f, &k4, 1);
+
+	/* IPv6 TCP, ECT(0): CE in the traffic class at bytes 0-1 */
+	{
+		struct sj_flow_key k6 = key_src(&(struct sj_flow_key){
+			.proto = IPPROTO_TCP, .family = 6,
+			.sport = htons(40101), .dport = htons(443) }, L3_SRC6);
+
+		addr(AF_INET6, DST6, k6.daddr);
+		l3_tcp6(&f, 0xb8 | ECT0, L3_SRC6, 40101);
+		check_ce6("l3_ipv6_tcp_ce", &f, &k6, SJ_PKT_TCP);
+	}
+
+	/* skb->protocol decides, not the bytes: an IPv4 header the kernel
+	 * calls something else (test_run: 0xc000 from 192.0.2.1) is not IP,
+	 * is not marked and keeps the signal for a packet that is */
+	l3_tcp4(&f, ECT0, SRC4, 40102);
+	s.pending = 1;
+	want = want_delta(&f, SJ_PKT_NON_IP, 0);
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		check_unchanged(&f, &r);
+		check_delta(&r, &want);
+		check_pending(&r, 1);
+		CHECK(r.nflows == 0, "%d flows, want 0", r.nflows);
+	}
+	report("l3_protocol_not_ip_passed_unmarked");
+
+	/* an IPv6 header where skb->protocol says IPv4: bad, never marked */
+	l3_tcp6(&f, ECT0, "2001:db8:800::1", 40103);
+	want = want_delta(&f, SJ_PKT_BAD_HEADER, 0);
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		check_unchanged(&f, &r);
+		check_delta(&r, &want);
+		check_pending(&r, 1);
+	}
+	report("l3_version_mismatch_bad_header");
+
+	/* the same 8.0.69.1 frame behind Ethernet on an Ethernet instance
+	 * still parses at 14 (the L3 instance is not the default) */
+	use(env.skel);
+	eth(&w, ETH_P_IP);
+	ip4(&w, ECT0, IPPROTO_TCP, 5, 0);
+	tcp(&w, L3_SPORT4, 80);
+	set_src(&w, L3_SRC4);
+	check_ce4("ether_ipv4_tcp_ce_source_8_0", &w, &k4);
+
+	sojourn_bpf__destroy(l3_skel);
+}
+
 /* ------------------------------------------------------------------ */
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt,
@@ -1375,6 +1530,7 @@ int main(void)
 	test_no_signal();
 	test_ce_threshold();
 	test_tstamp();
+	test_l3();
 
 	sojourn_bpf__destroy(env.skel);
 	printf("%s: %d failed\n", failures ? "FAIL" : "PASS", failures);
