@@ -290,8 +290,9 @@ int sojourn_egress(struct __sk_buff *skb)
 		flow = sj_flow_get(&pkt.key, now, st, skb->len);
 
 	if (cfg_mode == SJ_MODE_RATE)
-		/* odd packets use the link too: they move the clock, but
-		 * only packets we understand are ever dropped or marked */
+		/* odd packets use the link too: they move the clock and
+		 * meet the horizon, but only packets we understand are
+		 * marked or take CoDel's drops */
 		return sj_rate(skb, now, set, st, flow, &pkt,
 			       kind > SJ_PKT_FRAGMENT);
 	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)

@@ -16,8 +16,9 @@
 #include "parse.h"
 
 /*
- * exempt: a packet we could not parse; it moves the clock but is always
- * passed.  ecn_capable: the packet is ECT, so a signal may be a CE mark.
+ * exempt: a packet we could not parse; it gets no CoDel signal but is held
+ * to the horizon like the rest.  ecn_capable: the packet is ECT, so a
+ * signal may be a CE mark.
  */
 static __always_inline void sj_rate_admit(struct sj_settings *set,
 					  struct sj_queue *q, __u64 now,
