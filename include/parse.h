@@ -325,6 +325,11 @@ SJ_UNROLL
 		return sj_parse_ipv4(data, data_end, off, gso, pkt);
 	if (proto == bpf_htons(SJ_ETH_P_IPV6))
 		return sj_parse_ipv6(data, data_end, off, pkt);
+	if (proto == bpf_htons(SJ_ETH_P_PPP_SES))
+		return sj_parse_pppoe(data, data_end, off, gso, pkt);
+	if (proto == bpf_htons(SJ_ETH_P_MPLS_UC) ||
+	    proto == bpf_htons(SJ_ETH_P_MPLS_MC))
+		return sj_parse_mpls(data, data_end, off, gso, pkt);
 	return SJ_PKT_NON_IP;
 }
 

@@ -1458,6 +1458,166 @@ static void test_l3(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* 10: PPPoE sessions and MPLS on Ethernet                              */
+
+/* PPPoE session header and the PPP protocol; the length is set by
+ * pppoe_finish once the payload is there */
+static __u32 pppoe(struct frame *f, __u16 ppp_proto)
+{
+	__u8 h[8] = { 0x11, 0x00, 0x12, 0x34 };
+	__u32 at = f->len;
+
+	put16(h + 6, ppp_proto);
+	put(f, h, sizeof(h));
+	return at;
+}
+
+static void pppoe_finish(struct frame *f, __u32 at)
+{
+	finish(f);
+	put16(f->b + at + 4, f->len - at - 6);
+}
+
+static void mpls(struct frame *f, __u32 label, int bottom)
+{
+	__u8 h[4];
+
+	h[0] = label >> 12;
+	h[1] = label >> 4;
+	h[2] = (label & 0x0f) << 4 | (bottom ? 1 : 0);
+	h[3] = 64;	/* TTL */
+	put(f, h, sizeof(h));
+}
+
+static void check_not_ip(const char *name, const struct frame *f, int kind)
+{
+	struct setup s = DEFAULT_SETUP;
+	struct sj_stats want = want_delta(f, kind, 0);
+	struct result r;
+
+	s.pending = 1;
+	run(f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		check_unchanged(f, &r);
+		check_delta(&r, &want);
+		check_pending(&r, 1);
+		CHECK(r.nflows == 0, "%d flows, want 0", r.nflows);
+	}
+	report(name);
+}
+
+static void test_pppoe_mpls(void)
+{
+	struct sj_flow_key k4 = key4(IPPROTO_TCP, 40200, 80);
+	struct sj_flow_key k6 = key6(IPPROTO_TCP, 40201, 443);
+	struct sj_flow_key ku6 = key6(IPPROTO_UDP, 40202, 53);
+	struct frame f;
+	__u32 at;
+	int i;
+
+	/* PPPoE session, PPP IPv4 (0x0021): CE in the tos at 22 */
+	eth(&f, 0x8864);
+	at = pppoe(&f, 0x0021);
+	ip4(&f, ECT0, IPPROTO_TCP, 5, 0);
+	tcp(&f, 40200, 80);
+	pppoe_finish(&f, at);
+	check_ce4("pppoe_ipv4_tcp_ce", &f, &k4);
+	eth(&f, 0x8864);
+	at = pppoe(&f, 0x0021);
+	ip4(&f, 0, IPPROTO_TCP, 5, 0);
+	tcp(&f, 40200, 80);
+	pppoe_finish(&f, at);
+	check_drop("pppoe_ipv4_tcp_not_ect_drop", &f, &k4, 1);
+
+	/* PPP IPv6 (0x0057), and behind an 802.1Q tag as a DSL line has */
+	eth(&f, 0x8864);
+	at = pppoe(&f, 0x0057);
+	ip6(&f, ECT1, 0, IPPROTO_TCP);
+	tcp(&f, 40201, 443);
+	pppoe_finish(&f, at);
+	check_ce6("pppoe_ipv6_tcp_ce", &f, &k6, SJ_PKT_TCP);
+	eth(&f, ETH_P_8021Q);
+	vlan(&f, 7, 0x8864);
+	at = pppoe(&f, 0x0057);
+	ip6(&f, ECT0, 0, IPPROTO_TCP);
+	tcp(&f, 40201, 443);
+	pppoe_finish(&f, at);
+	check_ce6("vlan_pppoe_ipv6_tcp_ce", &f, &k6, SJ_PKT_TCP);
+
+	/* LCP, a discovery frame, a bad version: not IP */
+	eth(&f, 0x8864);
+	at = pppoe(&f, 0xc021);
+	put(&f, "\x09\x01\x00\x08\x12\x34\x56\x78", 8);	/* echo request */
+	put16(f.b + at + 4, f.len - at - 6);
+	check_not_ip("pppoe_lcp_not_ip", &f, SJ_PKT_NON_IP);
+	eth(&f, 0x8863);
+	at = pppoe(&f, 0x0021);
+	f.b[at + 1] = 0x09;	/* PADI */
+	put(&f, NULL, 20);
+	check_not_ip("pppoe_discovery_not_ip", &f, SJ_PKT_NON_IP);
+	eth(&f, 0x8864);
+	at = pppoe(&f, 0x0021);
+	f.b[at] = 0x21;		/* version 2 */
+	ip4(&f, ECT0, IPPROTO_TCP, 5, 0);
+	tcp(&f, 40200, 80);
+	pppoe_finish(&f, at);
+	check_not_ip("pppoe_version_2_not_ip", &f, SJ_PKT_NON_IP);
+	/* PPP says IPv4, the header is IPv6: bad, never marked */
+	eth(&f, 0x8864);
+	at = pppoe(&f, 0x0021);
+	ip6(&f, ECT0, 0, IPPROTO_TCP);
+	tcp(&f, 40201, 443);
+	pppoe_finish(&f, at);
+	check_not_ip("pppoe_ipv4_says_ipv6_bad", &f, SJ_PKT_BAD_HEADER);
+
+	/* MPLS: one label, then IPv4 */
+	eth(&f, 0x8847);
+	mpls(&f, 16, 1);
+	ip4(&f, ECT0, IPPROTO_TCP, 5, 0);
+	tcp(&f, 40200, 80);
+	finish(&f);
+	check_ce4("mpls_ipv4_tcp_ce", &f, &k4);
+	/* three labels, then IPv6 UDP; multicast MPLS the same */
+	eth(&f, 0x8847);
+	mpls(&f, 100, 0);
+	mpls(&f, 200, 0);
+	mpls(&f, 300, 1);
+	ip6(&f, ECT0, 0, IPPROTO_UDP);
+	udp(&f, 40202, 53);
+	finish(&f);
+	check_ce6("mpls_3_labels_ipv6_udp_ce", &f, &ku6, SJ_PKT_UDP);
+	eth(&f, 0x8848);
+	mpls(&f, 100, 1);
+	ip6(&f, ECT0, 0, IPPROTO_UDP);
+	udp(&f, 40202, 53);
+	finish(&f);
+	check_ce6("mpls_multicast_ipv6_udp_ce", &f, &ku6, SJ_PKT_UDP);
+	/* SJ_MAX_MPLS_LABELS labels: the deepest parsed */
+	eth(&f, 0x8847);
+	for (i = 0; i < SJ_MAX_MPLS_LABELS; i++)
+		mpls(&f, 1000 + i, i + 1 == SJ_MAX_MPLS_LABELS);
+	ip4(&f, ECT0, IPPROTO_TCP, 5, 0);
+	tcp(&f, 40200, 80);
+	finish(&f);
+	check_ce4("mpls_max_labels_ipv4_tcp_ce", &f, &k4);
+	/* one more: not parsed */
+	eth(&f, 0x8847);
+	for (i = 0; i <= SJ_MAX_MPLS_LABELS; i++)
+		mpls(&f, 1000 + i, i == SJ_MAX_MPLS_LABELS);
+	ip4(&f, ECT0, IPPROTO_TCP, 5, 0);
+	tcp(&f, 40200, 80);
+	finish(&f);
+	check_not_ip("mpls_too_deep_not_ip", &f, SJ_PKT_NON_IP);
+	/* a pseudowire: control word 0, then Ethernet: not IP */
+	eth(&f, 0x8847);
+	mpls(&f, 500, 1);
+	put(&f, "\x00\x00\x00\x00", 4);
+	put(&f, f.b, 14);
+	put(&f, NULL, 40);
+	check_not_ip("mpls_pseudowire_not_ip", &f, SJ_PKT_NON_IP);
+}
+
+/* ------------------------------------------------------------------ */
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt,
 		       va_list ap)
@@ -1530,6 +1690,7 @@ int main(void)
 	test_no_signal();
 	test_ce_threshold();
 	test_tstamp();
+	test_pppoe_mpls();
 	test_l3();
 
 	sojourn_bpf__destroy(env.skel);
