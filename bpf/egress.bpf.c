@@ -54,9 +54,11 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 static __always_inline int sj_parse_skb(struct __sk_buff *skb,
 					struct sj_pkt *pkt)
 {
+	/* a GSO aggregate may be BIG TCP: IPv4 total length 0 */
+	int gso = skb->gso_size != 0;
 	int kind = sj_parse_link((void *)(long)skb->data,
 				 (void *)(long)skb->data_end, cfg_link_layer,
-				 skb->protocol, 0, pkt);
+				 skb->protocol, gso, pkt);
 
 	if (kind == SJ_PKT_TRUNCATED &&
 	    skb->len > skb->data_end - skb->data) {
@@ -65,7 +67,7 @@ static __always_inline int sj_parse_skb(struct __sk_buff *skb,
 		if (bpf_skb_pull_data(skb, want) == 0)
 			kind = sj_parse_link((void *)(long)skb->data,
 					     (void *)(long)skb->data_end,
-					     cfg_link_layer, skb->protocol, 0,
+					     cfg_link_layer, skb->protocol, gso,
 					     pkt);
 	}
 	return kind;

@@ -292,7 +292,12 @@ struct setup {
 	const struct __sk_buff *ctx;	/* NULL: run without a context */
 };
 
-#define DEFAULT_SETUP	{ .ecn = 1 }
+/* The context and test_run flags the check_* helpers run with: a GSO
+ * aggregate's gso_size, BPF_F_TEST_SKB_CHECKSUM_COMPLETE (0: none) */
+static const struct __sk_buff *check_ctx;
+static __u32 check_flags;
+
+#define DEFAULT_SETUP	{ .ecn = 1, .ctx = check_ctx }
 
 struct result {
 	int err;
@@ -387,6 +392,7 @@ static void run(const struct frame *f, const struct setup *s,
 		.data_out = r->out,
 		.data_size_out = sizeof(r->out),
 		.repeat = 1,
+		.flags = check_flags,
 	);
 	struct sj_stats before, after;
 	struct sj_flow_key k, *prev = NULL;
@@ -1618,6 +1624,66 @@ static void test_pppoe_mpls(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* 11: BIG TCP                                                          */
+
+/*
+ * An IPv4 BIG TCP aggregate (over 64 KB) says total length 0: the kernel
+ * reads "the rest of the skb" when the skb is GSO TCP (iph_totlen).  An
+ * IPv6 one says payload length 0, with a hop-by-hop Jumbo Payload option
+ * (before 6.x kernels dropped it) or without.  test_run builds a GSO skb
+ * from the context's gso_size and gso_segs; the frame itself is small.
+ */
+static void tcp4_totlen0(struct frame *f, __u8 tos, __u8 proto)
+{
+	eth(f, ETH_P_IP);
+	ip4(f, tos, proto, 5, 0x4000);
+	if (proto == IPPROTO_TCP)
+		tcp(f, 40300, 80);
+	else
+		udp(f, 40300, 80);
+	finish(f);
+	put16(f->b + f->l3 + 2, 0);
+	ip4_set_csum(f->b + f->l3);
+}
+
+static void test_big_tcp(void)
+{
+	struct __sk_buff gso = { .gso_size = 1448, .gso_segs = 46 };
+	struct sj_flow_key k4 = key4(IPPROTO_TCP, 40300, 80);
+	struct sj_flow_key k6 = key6(IPPROTO_TCP, 40301, 443);
+	struct frame f;
+	__u8 jumbo[8] = { IPPROTO_TCP, 0, 0xc2, 4, 0, 1, 0x0c, 0x80 };
+
+	/* IPv4, total length 0, a GSO TCP skb: parsed, marked, checksum
+	 * valid; Not-ECT: the signal is a drop */
+	check_ctx = &gso;
+	tcp4_totlen0(&f, ECT0, IPPROTO_TCP);
+	check_ce4("big_tcp_ipv4_totlen0_gso_ce", &f, &k4);
+	tcp4_totlen0(&f, 0, IPPROTO_TCP);
+	check_drop("big_tcp_ipv4_totlen0_gso_drop", &f, &k4, 1);
+	/* only TCP aggregates say 0 */
+	tcp4_totlen0(&f, ECT0, IPPROTO_UDP);
+	check_not_ip("big_tcp_ipv4_totlen0_udp_bad", &f, SJ_PKT_BAD_HEADER);
+
+	/* IPv6: payload length 0 and a Jumbo Payload option (68736) */
+	eth(&f, ETH_P_IPV6);
+	ip6(&f, ECT0, 0, IPPROTO_HOPOPTS);
+	put(&f, jumbo, sizeof(jumbo));
+	tcp(&f, 40301, 443);
+	check_ce6("big_tcp_ipv6_hbh_jumbo_ce", &f, &k6, SJ_PKT_TCP);
+	/* payload length 0 and no option */
+	eth(&f, ETH_P_IPV6);
+	ip6(&f, ECT1, 0, IPPROTO_TCP);
+	tcp(&f, 40301, 443);
+	check_ce6("big_tcp_ipv6_payload0_ce", &f, &k6, SJ_PKT_TCP);
+	check_ctx = NULL;
+
+	/* not GSO: total length 0 is a bad header, never marked */
+	tcp4_totlen0(&f, ECT0, IPPROTO_TCP);
+	check_not_ip("ipv4_totlen0_not_gso_bad", &f, SJ_PKT_BAD_HEADER);
+}
+
+/* ------------------------------------------------------------------ */
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt,
 		       va_list ap)
@@ -1691,6 +1757,7 @@ int main(void)
 	test_ce_threshold();
 	test_tstamp();
 	test_pppoe_mpls();
+	test_big_tcp();
 	test_l3();
 
 	sojourn_bpf__destroy(env.skel);
