@@ -76,8 +76,7 @@ static __always_inline int sj_parse_skb(struct __sk_buff *skb,
 static __always_inline int sj_set_ce(struct __sk_buff *skb,
 				     const struct sj_pkt *pkt)
 {
-	return sj_pkt_set_ce((void *)(long)skb->data,
-			     (void *)(long)skb->data_end, pkt);
+	return sj_skb_set_ce(skb, pkt);
 }
 
 /* The queue this packet will leave on, or -1 while we do not know yet. */
@@ -254,7 +253,7 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 	sj_rate_admit(set, q, now, skb->len, exempt, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
-	if (sj_rate_apply(&r, set, st, flow, (void *)(long)skb->data,
+	if (sj_rate_apply(&r, set, st, flow, skb, (void *)(long)skb->data,
 			  (void *)(long)skb->data_end, pkt, ect))
 		return SJ_ACT_DROP;
 	/* pacing hands the departure to an fq below; a later EDT the

@@ -53,7 +53,7 @@ int sojourn_xdp(struct xdp_md *ctx)
 	sj_rate_admit(set, q, now, len, kind > SJ_PKT_FRAGMENT, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
-	if (sj_rate_apply(&r, set, st, flow, data, data_end, &pkt, ect))
+	if (sj_rate_apply(&r, set, st, flow, NULL, data, data_end, &pkt, ect))
 		return XDP_DROP;
 	return XDP_PASS;
 }

@@ -1684,6 +1684,85 @@ static void test_big_tcp(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* 12: CE and the skb's checksum state                                  */
+
+/*
+ * A driver that sums the whole packet (CHECKSUM_COMPLETE, skb->csum) must
+ * see every byte we change: the kernel's IP6_ECN_set_ce moves skb->csum
+ * with the traffic class.  test_run makes such an skb with
+ * BPF_F_TEST_SKB_CHECKSUM_COMPLETE (the sum from the network header, at
+ * 14), and after the run refuses with EBADMSG if skb->csum no longer
+ * matches the bytes.  IPv4's header checksum absorbs its own change, so
+ * the sum stays.  Checksum states test_run cannot make: CHECKSUM_PARTIAL
+ * and CHECKSUM_UNNECESSARY (neither covers the traffic class or the tos:
+ * not in any L4 checksum); CHECKSUM_NONE is every other test here.  L3
+ * frames cannot be tried: test_run's network header is always at 14.
+ */
+static void test_csum_complete(void)
+{
+	struct sj_flow_key k4 = key4(IPPROTO_TCP, 40400, 80);
+	struct sj_flow_key k6 = key6(IPPROTO_TCP, 40401, 443);
+	struct sj_flow_key ku6 = key6(IPPROTO_UDP, 40402, 53);
+	struct frame f;
+	__u32 at;
+
+	check_flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE;
+	tcp6(&f, 0xb8 | ECT0, 40401);
+	k6.sport = htons(40401);
+	check_ce6("csum_complete_ipv6_ce", &f, &k6, SJ_PKT_TCP);
+	tcp6(&f, ECT1, 40401);
+	check_ce6("csum_complete_ipv6_ect1_ce", &f, &k6, SJ_PKT_TCP);
+	/* already CE: nothing changes, nothing to move */
+	tcp6(&f, SJ_ECN_CE, 40401);
+	check_ce6("csum_complete_ipv6_already_ce", &f, &k6, SJ_PKT_TCP);
+	tcp4(&f, ECT0, 40400);
+	check_ce4("csum_complete_ipv4_ce", &f, &k4);
+	/* behind a tag, PPPoE and MPLS the sum starts at 14 all the same */
+	eth(&f, ETH_P_8021Q);
+	vlan(&f, 5, ETH_P_IPV6);
+	ip6(&f, ECT0, 0, IPPROTO_TCP);
+	tcp(&f, 40401, 443);
+	finish(&f);
+	check_ce6("csum_complete_vlan_ipv6_ce", &f, &k6, SJ_PKT_TCP);
+	eth(&f, 0x8864);
+	at = pppoe(&f, 0x0057);
+	ip6(&f, ECT0, 0, IPPROTO_UDP);
+	udp(&f, 40402, 53);
+	pppoe_finish(&f, at);
+	check_ce6("csum_complete_pppoe_ipv6_ce", &f, &ku6, SJ_PKT_UDP);
+	eth(&f, 0x8847);
+	mpls(&f, 16, 1);
+	ip6(&f, ECT0, 0, IPPROTO_UDP);
+	udp(&f, 40402, 53);
+	finish(&f);
+	check_ce6("csum_complete_mpls_ipv6_ce", &f, &ku6, SJ_PKT_UDP);
+	check_flags = 0;
+
+	/* ce_threshold's marks take the same path */
+	{
+		struct setup s = DEFAULT_SETUP;
+		struct sj_stats want;
+		struct result r;
+
+		check_flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE;
+		s.ce_threshold = CODEL_MS(1);
+		s.ldelay = CODEL_MS(2);
+		tcp6(&f, ECT0, 40401);
+		want = want_delta(&f, SJ_PKT_TCP, 1);
+		want.ce_mark = 1;
+		run(&f, &s, &r);
+		if (check_ran(&r, SJ_ACT_NEXT)) {
+			struct frame w = with_ce6(&f);
+
+			check_out(&w, &r, "not marked as wanted");
+			check_delta(&r, &want);
+		}
+		report("csum_complete_ipv6_ce_threshold");
+		check_flags = 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt,
 		       va_list ap)
@@ -1758,6 +1837,7 @@ int main(void)
 	test_tstamp();
 	test_pppoe_mpls();
 	test_big_tcp();
+	test_csum_complete();
 	test_l3();
 
 	sojourn_bpf__destroy(env.skel);

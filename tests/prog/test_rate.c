@@ -157,6 +157,9 @@ struct out {
 	__u64 tstamp;
 };
 
+/* test_run flags for the tc program: BPF_F_TEST_SKB_CHECKSUM_COMPLETE */
+static __u32 tc_flags;
+
 static struct out run(const struct prog *p, const struct frame *in, int repeat)
 {
 	struct __sk_buff ctx = {}, ctx_out = {};
@@ -171,8 +174,17 @@ static struct out run(const struct prog *p, const struct frame *in, int repeat)
 		opts.ctx_size_in = sizeof(ctx);
 		opts.ctx_out = &ctx_out;
 		opts.ctx_size_out = sizeof(ctx_out);
+		opts.flags = tc_flags;
 	}
 	if (bpf_prog_test_run_opts(p->prog_fd, &opts)) {
+		/* the kernel's own check: skb->csum no longer sums the
+		 * packet the program left */
+		if (errno == EBADMSG) {
+			CHECK(0, "%s: skb->csum (CHECKSUM_COMPLETE) wrong after the run",
+			      p->name);
+			o.ret = -1000;
+			return o;
+		}
 		perror("test_run");
 		exit(1);
 	}
@@ -385,6 +397,11 @@ int main(void)
 	test_mark(&ptc, 6);
 	test_mark(&pxdp, 4);
 	test_mark(&pxdp, 6);
+	/* a CE mark on IPv6 moves skb->csum under CHECKSUM_COMPLETE */
+	tc_flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE;
+	test_mark(&ptc, 6);
+	test_mark(&ptc, 4);
+	tc_flags = 0;
 	test_drop_not_ect(&ptc);
 	test_drop_not_ect(&pxdp);
 	test_horizon(&ptc);
