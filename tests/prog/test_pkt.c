@@ -1704,9 +1704,20 @@ static void test_csum_complete(void)
 	struct sj_flow_key k6 = key6(IPPROTO_TCP, 40401, 443);
 	struct sj_flow_key ku6 = key6(IPPROTO_UDP, 40402, 53);
 	struct frame f;
+	struct result r;
 	__u32 at;
 
+	/* older kernels take no such flag: they refuse it (EINVAL) */
 	check_flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE;
+	tcp4(&f, 0, 40400);
+	run(&f, &(struct setup)DEFAULT_SETUP, &r);
+	if (r.err == -EINVAL) {
+		printf("NOTE csum_complete_*: test_run refuses "
+		       "BPF_F_TEST_SKB_CHECKSUM_COMPLETE (EINVAL): this kernel "
+		       "cannot make a CHECKSUM_COMPLETE skb; not tested here\n");
+		check_flags = 0;
+		return;
+	}
 	tcp6(&f, 0xb8 | ECT0, 40401);
 	k6.sport = htons(40401);
 	check_ce6("csum_complete_ipv6_ce", &f, &k6, SJ_PKT_TCP);
