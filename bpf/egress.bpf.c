@@ -52,16 +52,21 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 static __always_inline int sj_parse_skb(struct __sk_buff *skb,
 					struct sj_pkt *pkt)
 {
-	int kind = sj_parse((void *)(long)skb->data,
-			    (void *)(long)skb->data_end, pkt);
+	/* a GSO aggregate may be BIG TCP: IPv4 total length 0 */
+	int gso = skb->gso_size != 0;
+	int kind = sj_parse_link((void *)(long)skb->data,
+				 (void *)(long)skb->data_end, cfg_link_layer,
+				 skb->protocol, gso, pkt);
 
 	if (kind == SJ_PKT_TRUNCATED &&
 	    skb->len > skb->data_end - skb->data) {
 		__u32 want = skb->len < SJ_PULL_LEN ? skb->len : SJ_PULL_LEN;
 
 		if (bpf_skb_pull_data(skb, want) == 0)
-			kind = sj_parse((void *)(long)skb->data,
-					(void *)(long)skb->data_end, pkt);
+			kind = sj_parse_link((void *)(long)skb->data,
+					     (void *)(long)skb->data_end,
+					     cfg_link_layer, skb->protocol, gso,
+					     pkt);
 	}
 	return kind;
 }
@@ -69,8 +74,7 @@ static __always_inline int sj_parse_skb(struct __sk_buff *skb,
 static __always_inline int sj_set_ce(struct __sk_buff *skb,
 				     const struct sj_pkt *pkt)
 {
-	return sj_pkt_set_ce((void *)(long)skb->data,
-			     (void *)(long)skb->data_end, pkt);
+	return sj_skb_set_ce(skb, pkt);
 }
 
 /* The queue this packet will leave on, or -1 while we do not know yet. */
@@ -251,7 +255,7 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 	sj_rate_admit(set, q, now, skb->len, exempt, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
-	if (sj_rate_apply(&r, set, st, flow, (void *)(long)skb->data,
+	if (sj_rate_apply(&r, set, st, flow, skb, (void *)(long)skb->data,
 			  (void *)(long)skb->data_end, pkt, ect))
 		return SJ_ACT_DROP;
 	/* pacing hands the departure to an fq below; a later EDT the
@@ -289,8 +293,9 @@ int sojourn_egress(struct __sk_buff *skb)
 		flow = sj_flow_get(&pkt.key, now, st, skb->len);
 
 	if (cfg_mode == SJ_MODE_RATE)
-		/* odd packets use the link too: they move the clock, but
-		 * only packets we understand are ever dropped or marked */
+		/* odd packets use the link too: they move the clock and
+		 * meet the horizon, but only packets we understand are
+		 * marked or take CoDel's drops */
 		return sj_rate(skb, now, set, st, flow, &pkt,
 			       kind > SJ_PKT_FRAGMENT);
 	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)

@@ -40,7 +40,10 @@ int sojourn_xdp(struct xdp_md *ctx)
 	st->packets++;
 	st->bytes += len;
 
-	kind = sj_parse(data, data_end, &pkt);
+	/* XDP has no skb->protocol: on an L3 device (generic XDP on tun,
+	 * WireGuard, a raw-IP modem) the IP version nibble says.  Frames
+	 * are never GSO aggregates here. */
+	kind = sj_parse_link(data, data_end, cfg_link_layer, 0, 0, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
 	if (pkt.has_flow && kind < SJ_PKT_FRAGMENT)
@@ -50,7 +53,7 @@ int sojourn_xdp(struct xdp_md *ctx)
 	sj_rate_admit(set, q, now, len, kind > SJ_PKT_FRAGMENT, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
-	if (sj_rate_apply(&r, set, st, flow, data, data_end, &pkt, ect))
+	if (sj_rate_apply(&r, set, st, flow, NULL, data, data_end, &pkt, ect))
 		return XDP_DROP;
 	return XDP_PASS;
 }

@@ -21,6 +21,7 @@
 const volatile __u32 cfg_ifindex __weak = 0;
 const volatile __u64 cfg_netns_cookie __weak = 0;
 const volatile __u32 cfg_num_txq __weak = 1;
+const volatile __u32 cfg_link_layer __weak = 0;	/* enum sj_link_layer (parse.h) */
 /* What this attachment does: enum sj_mode, enum sj_dir */
 const volatile __u32 cfg_mode __weak = SJ_MODE_QUEUE;
 const volatile __u32 cfg_direction __weak = SJ_DIR_EGRESS;

@@ -23,11 +23,38 @@
 
 #define SJ_MAX_VLAN_TAGS	2	/* 802.1ad outer + 802.1Q inner */
 #define SJ_MAX_IPV6_EXT		8	/* extension headers walked */
+/* MPLS labels walked to the bottom of the stack: an L3VPN has 2-3, segment
+ * routing a few more; a deeper stack is counted non_ip */
+#define SJ_MAX_MPLS_LABELS	6
 
 #define SJ_ETH_P_IP		0x0800
 #define SJ_ETH_P_IPV6		0x86DD
 #define SJ_ETH_P_8021Q		0x8100
 #define SJ_ETH_P_8021AD		0x88A8
+#define SJ_ETH_P_PPP_SES	0x8864	/* PPPoE session stage */
+#define SJ_ETH_P_MPLS_UC	0x8847
+#define SJ_ETH_P_MPLS_MC	0x8848
+
+#define SJ_PPP_IP		0x0021	/* PPP protocol numbers */
+#define SJ_PPP_IPV6		0x0057
+
+/* The IP header lies at most this far in: Ethernet, 2 tags, then 8 bytes of
+ * PPPoE or SJ_MAX_MPLS_LABELS labels.  A power of two less one, so that
+ * the offset can be masked for the verifier. */
+#define SJ_L3_OFF_MAX		63
+_Static_assert(14 + 4 * SJ_MAX_VLAN_TAGS + 4 * SJ_MAX_MPLS_LABELS <= SJ_L3_OFF_MAX &&
+	       14 + 4 * SJ_MAX_VLAN_TAGS + 8 <= SJ_L3_OFF_MAX,
+	       "every IP header offset fits SJ_L3_OFF_MAX");
+
+/*
+ * Where a device's frames begin.  The loader reads the device type
+ * (ARPHRD_*, loader/linktype.c) and sets the programs' cfg_link_layer.
+ */
+enum sj_link_layer {
+	SJ_LINK_ETHER = 0,	/* Ethernet (and loopback's zeroed one) */
+	SJ_LINK_L3 = 1,		/* the IP header first: tun, WireGuard, PPP,
+				 * ipip/gre/sit, raw-IP modems */
+};
 
 #define SJ_IPPROTO_HOPOPTS	0
 #define SJ_IPPROTO_ICMP		1
@@ -52,6 +79,15 @@ struct sj_vlan_hdr {
 struct sj_ipv6_opt_hdr {
 	__u8 nexthdr;
 	__u8 hdrlen;
+};
+
+/* PPPoE session header (RFC 2516) and the PPP protocol field after it */
+struct sj_pppoe_hdr {
+	__u8 ver_type;		/* 0x11 */
+	__u8 code;		/* 0 in the session stage */
+	__be16 session;
+	__be16 length;
+	__be16 ppp_proto;
 };
 
 struct sj_ipv6_frag_hdr {
@@ -110,18 +146,26 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 	return SJ_PKT_OTHER_L4;
 }
 
+/*
+ * gso: the packet is a GSO aggregate (skb_is_gso).  Its total length may
+ * then be 0, which BIG TCP writes for IPv4 aggregates over 64 KB and the
+ * kernel reads as "the rest of the skb" (iph_totlen); on anything else a
+ * length shorter than the header is bad.
+ */
 static __always_inline int sj_parse_ipv4(void *data, void *data_end,
-					 __u32 off, struct sj_pkt *pkt)
+					 __u32 off, int gso, struct sj_pkt *pkt)
 {
 	struct iphdr *ip = data + off;
-	__u32 ihl;
+	__u32 ihl, tot_len;
 
 	if ((void *)(ip + 1) > data_end)
 		return SJ_PKT_TRUNCATED;
 	ihl = ip->ihl;
 	if (ip->version != 4 || ihl < 5)
 		return SJ_PKT_BAD_HEADER;
-	if (bpf_ntohs(ip->tot_len) < ihl * 4)
+	tot_len = bpf_ntohs(ip->tot_len);
+	if (tot_len < ihl * 4 &&
+	    !(tot_len == 0 && gso && ip->protocol == SJ_IPPROTO_TCP))
 		return SJ_PKT_BAD_HEADER;
 	if ((void *)ip + ihl * 4 > data_end)
 		return SJ_PKT_TRUNCATED;
@@ -190,19 +234,73 @@ SJ_UNROLL
 	return SJ_PKT_EXT_DEEP;
 }
 
-/*
- * Parse one Ethernet frame.  Returns the kind; pkt->has_flow says whether
- * pkt->key names a flow.  Never reads outside [data, data_end).
- */
-static __always_inline int sj_parse(void *data, void *data_end,
-				    struct sj_pkt *pkt)
+/* An IP header of either version, by its first nibble: what follows an
+ * MPLS stack, or a frame of an L3 device when nothing else says */
+static __always_inline int sj_parse_ip_any(void *data, void *data_end,
+					   __u32 off, int gso,
+					   struct sj_pkt *pkt)
+{
+	__u8 *v = data + off;
+
+	if ((void *)(v + 1) > data_end)
+		return SJ_PKT_TRUNCATED;
+	if ((*v >> 4) == 4)
+		return sj_parse_ipv4(data, data_end, off, gso, pkt);
+	if ((*v >> 4) == 6)
+		return sj_parse_ipv6(data, data_end, off, pkt);
+	return SJ_PKT_NON_IP;
+}
+
+/* PPPoE session frames carry PPP: IPv4 and IPv6 are parsed, the rest (LCP,
+ * IPCP, ...) is not IP.  PPP's compressed one-byte protocol field is not
+ * used on PPPoE (RFC 2516 section 7) and counts as non_ip. */
+static __always_inline int sj_parse_pppoe(void *data, void *data_end,
+					  __u32 off, int gso,
+					  struct sj_pkt *pkt)
+{
+	struct sj_pppoe_hdr *ph = data + off;
+
+	if ((void *)(ph + 1) > data_end)
+		return SJ_PKT_TRUNCATED;
+	if (ph->ver_type != 0x11 || ph->code != 0)
+		return SJ_PKT_NON_IP;
+	off += sizeof(*ph);
+	if (ph->ppp_proto == bpf_htons(SJ_PPP_IP))
+		return sj_parse_ipv4(data, data_end, off, gso, pkt);
+	if (ph->ppp_proto == bpf_htons(SJ_PPP_IPV6))
+		return sj_parse_ipv6(data, data_end, off, pkt);
+	return SJ_PKT_NON_IP;
+}
+
+/* An MPLS label stack: below the label with the bottom-of-stack bit, an IP
+ * header says its version in its first nibble (a pseudowire's control word
+ * starts with 0, so Ethernet over MPLS is not IP) */
+static __always_inline int sj_parse_mpls(void *data, void *data_end,
+					 __u32 off, int gso, struct sj_pkt *pkt)
+{
+	int i;
+
+SJ_UNROLL
+	for (i = 0; i < SJ_MAX_MPLS_LABELS; i++) {
+		__u8 *label = data + off;
+
+		if ((void *)(label + 4) > data_end)
+			return SJ_PKT_TRUNCATED;
+		off += 4;
+		if (label[2] & 1)
+			return sj_parse_ip_any(data, data_end, off, gso, pkt);
+	}
+	return SJ_PKT_NON_IP;
+}
+
+static __always_inline int sj_parse_eth(void *data, void *data_end, int gso,
+					struct sj_pkt *pkt)
 {
 	struct ethhdr *eth = data;
 	__u32 off = sizeof(*eth);
 	__be16 proto;
 	int i;
 
-	__builtin_memset(pkt, 0, sizeof(*pkt));
 	if ((void *)(eth + 1) > data_end)
 		return SJ_PKT_TRUNCATED;
 	proto = eth->h_proto;
@@ -224,10 +322,58 @@ SJ_UNROLL
 		return SJ_PKT_VLAN_DEEP;
 
 	if (proto == bpf_htons(SJ_ETH_P_IP))
-		return sj_parse_ipv4(data, data_end, off, pkt);
+		return sj_parse_ipv4(data, data_end, off, gso, pkt);
 	if (proto == bpf_htons(SJ_ETH_P_IPV6))
 		return sj_parse_ipv6(data, data_end, off, pkt);
+	if (proto == bpf_htons(SJ_ETH_P_PPP_SES))
+		return sj_parse_pppoe(data, data_end, off, gso, pkt);
+	if (proto == bpf_htons(SJ_ETH_P_MPLS_UC) ||
+	    proto == bpf_htons(SJ_ETH_P_MPLS_MC))
+		return sj_parse_mpls(data, data_end, off, gso, pkt);
 	return SJ_PKT_NON_IP;
+}
+
+/*
+ * A frame of an L3 device: the IP header at offset 0.  l3_proto is the
+ * kernel's word for it (skb->protocol, network order), and a header of the
+ * other version is bad; 0 when the hook has no such word (XDP), and the
+ * first nibble decides.  Never the bytes at offset 12: an IPv4 source
+ * address 8.0.x.x is not an ethertype.
+ */
+static __always_inline int sj_parse_l3(void *data, void *data_end,
+				       __be16 l3_proto, int gso,
+				       struct sj_pkt *pkt)
+{
+	if (l3_proto == bpf_htons(SJ_ETH_P_IP))
+		return sj_parse_ipv4(data, data_end, 0, gso, pkt);
+	if (l3_proto == bpf_htons(SJ_ETH_P_IPV6))
+		return sj_parse_ipv6(data, data_end, 0, pkt);
+	if (l3_proto == 0)
+		return sj_parse_ip_any(data, data_end, 0, gso, pkt);
+	return SJ_PKT_NON_IP;
+}
+
+/*
+ * Parse one frame of a link of type `link` (enum sj_link_layer); l3_proto
+ * and gso as sj_parse_l3 and sj_parse_ipv4 take them.  Returns the kind;
+ * pkt->has_flow says whether pkt->key names a flow.  Never reads outside
+ * [data, data_end).
+ */
+static __always_inline int sj_parse_link(void *data, void *data_end,
+					 __u32 link, __be16 l3_proto, int gso,
+					 struct sj_pkt *pkt)
+{
+	__builtin_memset(pkt, 0, sizeof(*pkt));
+	if (link == SJ_LINK_L3)
+		return sj_parse_l3(data, data_end, l3_proto, gso, pkt);
+	return sj_parse_eth(data, data_end, gso, pkt);
+}
+
+/* One Ethernet frame, not a GSO aggregate */
+static __always_inline int sj_parse(void *data, void *data_end,
+				    struct sj_pkt *pkt)
+{
+	return sj_parse_link(data, data_end, SJ_LINK_ETHER, 0, 0, pkt);
 }
 
 /* One's-complement update of a checksum for one changed 16-bit word
@@ -280,8 +426,8 @@ static __always_inline int sj_ipv6_set_ce(struct ipv6hdr *ip6)
 static __always_inline int sj_pkt_set_ce(void *data, void *data_end,
 					 const struct sj_pkt *pkt)
 {
-	/* 14, 18 or 22: bounded so the verifier can check the access */
-	__u32 off = pkt->l3_off & 0x1f;
+	/* bounded so the verifier can check the access */
+	__u32 off = pkt->l3_off & SJ_L3_OFF_MAX;
 
 	if (pkt->key.family == 4) {
 		struct iphdr *ip = data + off;

@@ -11,6 +11,11 @@
  * An idle queue earns credit: the clock may trail now by up to `burst`
  * bytes' time, so a burst of that size leaves without waiting.
  *
+ * The horizon bounds the clock: a packet that would start later than
+ * now + horizon is dropped.  A packet we cannot parse (non-IP, a bad or too
+ * deep header) uses the link too and is policed at the rate, below a lower
+ * ceiling (sj_vq_exempt_ceiling).
+ *
  * Pure arithmetic: the BPF programs call it under the queue's lock
  * (bpf/rate.bpf.h), the unit tests call it directly.
  */
@@ -53,6 +58,33 @@ static __always_inline __u64 sj_vq_backlog(__u64 sojourn_ns, __u64 rate_Bps)
 	return sojourn_ns / 1000 * rate_Bps / 1000000;
 }
 
+/*
+ * How long a packet we could not parse may wait at most.  Such packets get
+ * no CoDel signal (they could neither be marked nor be trusted to answer
+ * one), so they are held below the level the law keeps the queue at for
+ * packets that do: half of CoDel's target (half, because the packet
+ * admitted at the ceiling still adds its own time).  However many arrive,
+ * they never hold the queue above target by themselves, so CoDel never
+ * punishes parsed packets for them, and above that level the link is left
+ * to parsed packets alone, during a flood and right after it.
+ *
+ * Small ones (ARP, STP, LACP: SJ_VQ_CONTROL_LEN bytes at most) may wait up
+ * to half the horizon instead: a queue CoDel keeps near its target must
+ * not starve a host of its neighbour resolution.  A flood of them is still
+ * policed at the rate and leaves parsed packets half the horizon.
+ */
+#define SJ_VQ_CONTROL_LEN	128
+
+static __always_inline __u64 sj_vq_exempt_ceiling(const struct codel_params *p,
+						  __u64 horizon_ns, __u32 len)
+{
+	__u64 target_ns = CODEL_TO_NS(p->target);
+
+	if (len <= SJ_VQ_CONTROL_LEN)
+		return horizon_ns / 2;
+	return (target_ns < horizon_ns ? target_ns : horizon_ns) / 2;
+}
+
 enum sj_verdict {
 	SJ_PASS,
 	SJ_MARK,	/* CoDel's signal, carried as CE */
@@ -71,7 +103,7 @@ struct sj_vq_pkt {
 	__u64 now;
 	__u64 tx_ns;		/* its own time on the wire at the rate */
 	__u32 len;
-	__u8 exempt;		/* unparsed: moves the clock, always passes */
+	__u8 exempt;		/* unparsed: no CoDel signal, a lower ceiling */
 	__u8 ecn_capable;	/* ECT: a signal may be a CE mark */
 };
 
@@ -93,11 +125,18 @@ static __always_inline void sj_vq_admit(struct sj_queue *q,
 	r->verdict = SJ_PASS;
 	r->start_ns = start;
 	r->sojourn_ns = sj_vq_sojourn(start, pkt->now);
+	/* nothing is admitted to start later than now + horizon, so the
+	 * clock is never further ahead than that plus one packet's own time;
+	 * one we could not parse only below its lower ceiling, so that a
+	 * flood of them is policed at the rate and never stands in the way
+	 * of parsed packets */
+	if (r->sojourn_ns > (pkt->exempt ?
+			     sj_vq_exempt_ceiling(p, horizon_ns, pkt->len) :
+			     horizon_ns)) {
+		r->verdict = SJ_OVERLIMIT;
+		return;
+	}
 	if (!pkt->exempt) {
-		if (r->sojourn_ns > horizon_ns) {
-			r->verdict = SJ_OVERLIMIT;
-			return;
-		}
 		if (!codel_time_before(CODEL_NS(r->sojourn_ns), p->target))
 			backlog = sj_vq_backlog(r->sojourn_ns, rate_Bps);
 		signal = codel_dequeue(&q->vars, p, CODEL_NS(pkt->now),

@@ -16,6 +16,7 @@
 #include "common.h"
 #include "qdisc.h"
 #include "tune.h"
+#include "linktype.h"
 #include "sojourn.skel.h"
 #include "sojourn_xdp.skel.h"
 
@@ -28,6 +29,7 @@ struct attach_ctx {
 	int egress_link_fd;
 	bool clsact_attached;
 	struct sj_meta meta;
+	__u32 link_layer;		/* enum sj_link_layer: where frames begin */
 	char tmp[SJ_PATH_MAX];
 };
 
@@ -117,6 +119,7 @@ static int load_tc(struct attach_ctx *c, const struct sj_link *link,
 	c->skel->rodata->cfg_ifindex = link->ifindex;
 	c->skel->rodata->cfg_netns_cookie = cookie;
 	c->skel->rodata->cfg_num_txq = nq;
+	c->skel->rodata->cfg_link_layer = c->link_layer;
 	c->skel->rodata->cfg_mode = tune->mode;
 	c->skel->rodata->cfg_direction = tune->dir;
 	/* rate mode measures nothing at the queue's exit; real-queue and
@@ -148,6 +151,7 @@ static int open_xdp(struct attach_ctx *c, const struct sj_link *link,
 	c->obj = c->xskel->obj;
 	c->xskel->rodata->cfg_ifindex = link->ifindex;
 	c->xskel->rodata->cfg_netns_cookie = cookie;
+	c->xskel->rodata->cfg_link_layer = c->link_layer;
 	c->meta.num_txq = 1;
 	return 0;
 }
@@ -308,7 +312,8 @@ int cmd_attach(int argc, char **argv)
 	n = 1 + sj_dir_arg(argc - 1, argv + 1, &tune.dir);
 	if (sj_tune_parse(&tune, argc - n, argv + n, true) || sj_tune_check(&tune))
 		return -1;
-	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins))
+	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins) ||
+	    sj_linktype_get(link.ifindex, link.name, &c.link_layer))
 		return -1;
 	dir = sj_dir_name(tune.dir);
 	/* no queue, or an AQM already there (real-queue mode), or a qdisc

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer on the packet parser (include/parse.h, userspace build) and the
- * CE marking that follows it.  The frame sits in a buffer of its own size,
- * 2 bytes in as the kernel's NET_IP_ALIGN puts it, so ASan sees any read
- * past its end.  Properties beyond "no crash":
+ * CE marking that follows it, on Ethernet and on L3 devices.  The frame
+ * sits in a buffer of its own size (an Ethernet frame 2 bytes in, as the
+ * kernel's NET_IP_ALIGN puts it), so ASan sees any read past its end.
+ * Properties beyond "no crash":
  *   - the kind is one of enum sj_pkt_kind; parsing is deterministic;
  *   - a flow's IP header lies inside the frame at a place a header can be;
  *   - marking CE changes only the ECN bits (and the IPv4 checksum, which
@@ -71,22 +72,18 @@ static void check_mark(__u8 *frame, size_t size, const struct sj_pkt *pkt)
 	free(before);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One parse of the frame and the checks on what it found; l3_proto and
+ * gso as sj_parse_link takes them */
+static void parse_one(__u8 *frame, size_t size, __u32 link, __be16 l3_proto,
+		      int gso)
 {
 	struct sj_pkt pkt, again;
-	__u8 *buf;
 	int kind;
 
-	if (size > 65536)
-		return 0;
-	buf = malloc(size + 2);
-	if (!buf)
-		return 0;
-	memcpy(buf + 2, data, size);
-	kind = sj_parse(buf + 2, buf + 2 + size, &pkt);
+	kind = sj_parse_link(frame, frame + size, link, l3_proto, gso, &pkt);
 	if (kind < 0 || kind >= SJ_PKT_KINDS)
 		abort();
-	if (sj_parse(buf + 2, buf + 2 + size, &again) != kind ||
+	if (sj_parse_link(frame, frame + size, link, l3_proto, gso, &again) != kind ||
 	    memcmp(&pkt, &again, sizeof(pkt)))
 		abort();
 	if (pkt.key.family) {
@@ -94,14 +91,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (pkt.key.family != 4 && pkt.key.family != 6)
 			abort();
-		/* behind 0, 1 or 2 tags */
-		if (pkt.l3_off != 14 && pkt.l3_off != 18 && pkt.l3_off != 22)
+		/* L3: at 0.  Ethernet: behind 0..2 tags, then PPPoE's 8
+		 * bytes or 1..SJ_MAX_MPLS_LABELS labels */
+		if (link == SJ_LINK_L3 ? pkt.l3_off != 0 :
+		    pkt.l3_off < 14 || pkt.l3_off > SJ_L3_OFF_MAX ||
+		    (pkt.l3_off - 14) % 4)
 			abort();
 		if (pkt.l3_off + need > size)
 			abort();
-		check_mark(buf + 2, size, &pkt);
+		check_mark(frame, size, &pkt);
 	} else if (kind < SJ_PKT_FRAGMENT) {
 		abort();	/* a flow without addresses */
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const __u16 l3_protos[] = { 0, 0x0800, 0x86dd, 0x0806 };
+	int gso = size && (data[size - 1] & 1);
+	__u8 *buf;
+
+	if (size > 65536)
+		return 0;
+	/* as an Ethernet frame, and as an L3 device's frame under each word
+	 * the kernel may have for it; a GSO aggregate when the last byte is
+	 * odd (BIG TCP's IPv4 total length 0).  An L3 frame's IP header is
+	 * at its start, so it sits at the start of its buffer, aligned */
+	buf = malloc(size + 2);
+	if (!buf)
+		return 0;
+	memcpy(buf + 2, data, size);
+	parse_one(buf + 2, size, SJ_LINK_ETHER, 0, gso);
+	free(buf);
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return 0;
+	for (size_t i = 0; i < sizeof(l3_protos) / sizeof(l3_protos[0]); i++) {
+		memcpy(buf, data, size);
+		parse_one(buf, size, SJ_LINK_L3, bpf_htons(l3_protos[i]), gso);
 	}
 	free(buf);
 	return 0;

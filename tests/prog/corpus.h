@@ -26,7 +26,8 @@
 #include <bpf/bpf_endian.h>
 
 #include "sojourn.h"
-#include "parse.h"	/* its limits only: SJ_MAX_VLAN_TAGS, SJ_MAX_IPV6_EXT */
+#include "parse.h"	/* its limits only: SJ_MAX_VLAN_TAGS, SJ_MAX_IPV6_EXT,
+			 * SJ_MAX_MPLS_LABELS */
 
 #define FR_MAX		9216	/* a jumbo frame */
 #define FR_SRC4		"198.18.0.1"
@@ -45,6 +46,7 @@ struct frame {
 	int settled;		/* kind no longer changes */
 	int tags;		/* VLAN tags so far */
 	int exts;		/* IPv6 extension headers so far */
+	int labels;		/* MPLS labels so far */
 	__u8 b[FR_MAX];		/* last: fr_eth clears what is above */
 };
 
@@ -121,6 +123,46 @@ static inline void fr_vlan(struct frame *f, __u16 vid, __u16 next)
 	f->need = f->len;
 	if (f->tags == SJ_MAX_VLAN_TAGS && fr_is_vlan(next))
 		fr_settle(f, SJ_PKT_VLAN_DEEP, f->len);
+}
+
+/* A PPPoE session header carrying PPP protocol ppp_proto (0x0021 IPv4,
+ * 0x0057 IPv6: the IP header follows; anything else is not IP).  Its length
+ * field is the builder's to set after the payload (fr_pppoe_len). */
+static inline void fr_pppoe(struct frame *f, __u16 ppp_proto)
+{
+	__u8 *h = fr_put(f, NULL, 8);
+
+	h[0] = 0x11;
+	fr_put16(h + 2, 0x1234);
+	fr_put16(h + 6, ppp_proto);
+	if (f->settled)
+		return;
+	f->need = f->len;
+	if (ppp_proto != 0x0021 && ppp_proto != 0x0057)
+		fr_settle(f, SJ_PKT_NON_IP, f->len);
+}
+
+static inline void fr_pppoe_len(struct frame *f, __u32 at)
+{
+	fr_put16(f->b + at + 4, f->len - at - 6);
+}
+
+/* An MPLS label; after the bottom one the parser reads one more byte, the
+ * IP version nibble; a stack deeper than it walks is not IP */
+static inline void fr_mpls(struct frame *f, __u32 label, int bottom)
+{
+	__u8 *h = fr_put(f, NULL, 4);
+
+	h[0] = label >> 12;
+	h[1] = label >> 4;
+	h[2] = (label & 0x0f) << 4 | (bottom ? 1 : 0);
+	h[3] = 64;
+	if (f->settled)
+		return;
+	f->labels++;
+	f->need = f->len + (bottom ? 1 : 0);
+	if (!bottom && f->labels == SJ_MAX_MPLS_LABELS)
+		fr_settle(f, SJ_PKT_NON_IP, f->len);
 }
 
 static inline void fr_addr(int af, const char *s, void *dst)
@@ -623,18 +665,119 @@ static inline void b_lldp(struct frame *f)
 	fr_put(f, "\x02\x07\x04\x02\x00\x00\x00\x00\x01", 9);
 }
 
-static inline void b_mpls(struct frame *f)
+/* label 20, bottom, then zeros: version nibble 0, not IP */
+static inline void b_mpls_zeros(struct frame *f)
 {
 	fr_eth(f, 0x8847);
-	fr_put(f, "\x00\x01\x41\x40", 4);	/* label 20, bottom */
+	fr_mpls(f, 20, 1);
 	fr_put(f, NULL, 40);
 }
 
-static inline void b_pppoe(struct frame *f)
+static inline void b_mpls_tcp4(struct frame *f)
+{
+	fr_eth(f, 0x8847);
+	fr_mpls(f, 16, 1);
+	fr_ip4(f, 0, P_TCP, 5, 0);
+	fr_tcp(f, 40013, 80);
+	fr_finish(f);
+}
+
+static inline void b_mpls3_tcp6(struct frame *f)
+{
+	fr_eth(f, 0x8847);
+	fr_mpls(f, 100, 0);
+	fr_mpls(f, 200, 0);
+	fr_mpls(f, 300, 1);
+	fr_ip6(f, 0, 0, P_TCP);
+	fr_tcp(f, 40014, 443);
+	fr_finish(f);
+}
+
+static inline void b_mpls_mc_udp6(struct frame *f)
+{
+	fr_eth(f, 0x8848);
+	fr_mpls(f, 7, 1);
+	fr_ip6(f, 0, 0, P_UDP);
+	fr_udp(f, 40015, 53);
+	fr_finish(f);
+}
+
+/* an Ethernet pseudowire: control word 0, then a frame */
+static inline void b_mpls_pw(struct frame *f)
+{
+	fr_eth(f, 0x8847);
+	fr_mpls(f, 500, 1);
+	fr_put(f, NULL, 4);
+	fr_put(f, f->b, 14);
+	fr_put(f, NULL, 46);
+}
+
+/* one label more than the parser walks, then IPv4 */
+static inline void b_mpls_deep(struct frame *f)
+{
+	fr_eth(f, 0x8847);
+	for (int i = 0; i <= SJ_MAX_MPLS_LABELS; i++)
+		fr_mpls(f, 1000 + i, i == SJ_MAX_MPLS_LABELS);
+	fr_ip4(f, 0, P_TCP, 5, 0);
+	fr_tcp(f, 1, 2);
+	fr_finish(f);
+}
+
+/* PPP says IPv4, 20 bytes of zeros follow: version 0 */
+static inline void b_pppoe_zeros(struct frame *f)
 {
 	fr_eth(f, 0x8864);
-	fr_put(f, "\x11\x00\x00\x01\x00\x16\x00\x21", 8);
+	fr_pppoe(f, 0x0021);
 	fr_put(f, NULL, 20);
+	fr_pppoe_len(f, 14);
+	fr_settle(f, SJ_PKT_BAD_HEADER, f->len);
+}
+
+static inline void b_pppoe_tcp4(struct frame *f)
+{
+	fr_eth(f, 0x8864);
+	fr_pppoe(f, 0x0021);
+	fr_ip4(f, 0, P_TCP, 5, 0x4000);
+	fr_tcp(f, 40016, 80);
+	fr_finish(f);
+	fr_pppoe_len(f, 14);
+}
+
+static inline void b_pppoe_udp6(struct frame *f)
+{
+	fr_eth(f, 0x8864);
+	fr_pppoe(f, 0x0057);
+	fr_ip6(f, 0, 0, P_UDP);
+	fr_udp(f, 40017, 53);
+	fr_finish(f);
+	fr_pppoe_len(f, 14);
+}
+
+static inline void b_vlan_pppoe_tcp4(struct frame *f)
+{
+	fr_eth(f, 0x8100);
+	fr_vlan(f, 7, 0x8864);
+	fr_pppoe(f, 0x0021);
+	fr_ip4(f, 0, P_TCP, 5, 0);
+	fr_tcp(f, 40018, 443);
+	fr_finish(f);
+	fr_pppoe_len(f, 18);
+}
+
+/* LCP echo request: a session frame that is not IP */
+static inline void b_pppoe_lcp(struct frame *f)
+{
+	fr_eth(f, 0x8864);
+	fr_pppoe(f, 0xc021);
+	fr_put(f, "\x09\x01\x00\x08\x12\x34\x56\x78", 8);
+	fr_pppoe_len(f, 14);
+}
+
+/* the discovery stage (PADI) is another ethertype, not parsed */
+static inline void b_pppoe_padi(struct frame *f)
+{
+	fr_eth(f, 0x8863);
+	fr_put(f, "\x11\x09\x00\x00\x00\x04\x01\x01\x00\x00", 10);
 }
 
 static inline void b_8023_llc(struct frame *f)
@@ -713,8 +856,18 @@ static const struct fr_base fr_bases[] = {
 	{ "arp",		b_arp,		SJ_PKT_NON_IP },
 	{ "vlan_arp",		b_vlan_arp,	SJ_PKT_NON_IP },
 	{ "lldp",		b_lldp,		SJ_PKT_NON_IP },
-	{ "mpls",		b_mpls,		SJ_PKT_NON_IP },
-	{ "pppoe",		b_pppoe,	SJ_PKT_NON_IP },
+	{ "mpls_zeros",		b_mpls_zeros,	SJ_PKT_NON_IP },
+	{ "mpls_ipv4_tcp",	b_mpls_tcp4,	SJ_PKT_TCP },
+	{ "mpls_3_labels_ipv6_tcp", b_mpls3_tcp6, SJ_PKT_TCP },
+	{ "mpls_multicast_ipv6_udp", b_mpls_mc_udp6, SJ_PKT_UDP },
+	{ "mpls_pseudowire",	b_mpls_pw,	SJ_PKT_NON_IP },
+	{ "mpls_too_deep",	b_mpls_deep,	SJ_PKT_NON_IP },
+	{ "pppoe_ipv4_zeros",	b_pppoe_zeros,	SJ_PKT_BAD_HEADER },
+	{ "pppoe_ipv4_tcp",	b_pppoe_tcp4,	SJ_PKT_TCP },
+	{ "pppoe_ipv6_udp",	b_pppoe_udp6,	SJ_PKT_UDP },
+	{ "vlan_pppoe_ipv4_tcp", b_vlan_pppoe_tcp4, SJ_PKT_TCP },
+	{ "pppoe_lcp",		b_pppoe_lcp,	SJ_PKT_NON_IP },
+	{ "pppoe_discovery",	b_pppoe_padi,	SJ_PKT_NON_IP },
 	{ "8023_llc",		b_8023_llc,	SJ_PKT_NON_IP },
 	{ "ipv6_under_0800",	b_ip6_under_ip4, SJ_PKT_BAD_HEADER },
 	{ "ipv4_under_86dd",	b_ip4_under_ip6, SJ_PKT_BAD_HEADER },

@@ -143,7 +143,8 @@ static int ran(const struct runner *r, const char *frame, const __u8 *data,
 /*
  * The frame as the parser must see it: passed unchanged, counted once under
  * `kind`, a flow only for a parsed packet; key (may be NULL) is the flow.
- * Then under the drop rule: dropped only if parsed.
+ * Then under the drop rule: a signal drops only a parsed packet, the
+ * horizon any.
  */
 static void check_frame(const struct runner *r, const char *frame,
 			const __u8 *data, __u32 len, int kind,
@@ -177,11 +178,11 @@ static void check_frame(const struct runner *r, const char *frame,
 		    (unsigned long long)res.flow.bytes, len);
 
 	/* the one rule that drops: CoDel's signal on a packet we parsed, or
-	 * a virtual queue past its horizon (rate mode exempts only what it
-	 * could not parse at all: fragments still use the link) */
+	 * a virtual queue past its horizon, which holds every frame, parsed
+	 * or not: what we cannot parse still uses the link */
 	if (r->rate) {
 		rule.ahead_ns = 10ULL * 1000000000;
-		dropped = kind <= SJ_PKT_FRAGMENT;
+		dropped = 1;
 	} else {
 		/* the signal waits on the packet's own flow */
 		rule.pending = 1;

@@ -107,10 +107,121 @@ static void test_horizon(void)
 	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 0, 1);
 	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
 	      "an overlimit packet moved the clock");
-	/* an unparsed packet is never dropped, and it uses the link */
+	/* an unparsed packet is held to half of CoDel's 5 ms target:
+	 * dropped while the queue is longer, and the clock stays */
+	now += 18 * MS;
+	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 1, 0);
+	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
+	      "exempt packet 3 ms out: verdict %d, clock moved %lld",
+	      r.verdict, (long long)(q.departure_ns - before));
+	/* within it, it passes and uses the link */
+	now += MS;
 	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 1, 0);
 	CHECK(r.verdict == SJ_PASS && q.departure_ns == before + MS,
-	      "exempt packet: verdict %d", r.verdict);
+	      "exempt packet 2 ms out: verdict %d", r.verdict);
+}
+
+/*
+ * 1 s of frames the parser gives up on (non-IP, bad headers, too deep) at
+ * 1 Gbit against 20 Mbit, with one parsed packet a millisecond among them
+ * (0.6 of the rate), half ECT, half not.  The flood is policed: the clock
+ * never runs further ahead than half of CoDel's target and a packet or
+ * two, flood and parsed packets together get no more than the rate, and
+ * no parsed packet is dropped (the flood never holds the queue above
+ * target, so CoDel has nothing to say), during the flood or right after it.
+ */
+static void test_exempt_flood(void)
+{
+	struct codel_params p = params(1);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 rate = 2500000, horizon = 200 * MS, burst = 32768;
+	__u64 start = 10 * 1000 * MS, now = start, end = start + 1000 * MS;
+	__u64 gap = 12000;	/* 1500 bytes at 1 Gbit */
+	__u64 passed = 0, ahead_max = 0, next_parsed = start;
+	__u64 tx = sj_vq_tx_ns(1500, rate);
+	struct sj_rate_result r;
+	int parsed = 0, parsed_lost = 0;
+
+	for (; now < end; now += gap) {
+		if (now >= next_parsed) {
+			r = admit(&q, &p, rate, burst, horizon, now, 1500, 0,
+				  parsed & 1);
+			parsed++;
+			parsed_lost += r.verdict == SJ_OVERLIMIT ||
+				       r.verdict == SJ_DROP;
+			next_parsed += MS;
+		}
+		r = admit(&q, &p, rate, burst, horizon, now, 1500, 1, 0);
+		if (r.verdict == SJ_PASS)
+			passed += 1500;
+		if (q.departure_ns > now && q.departure_ns - now > ahead_max)
+			ahead_max = q.departure_ns - now;
+	}
+	/* half the target, the unparsed packet admitted at that edge and
+	 * the parsed one that may come on top */
+	CHECK(ahead_max <= 5 * MS / 2 + 2 * tx,
+	      "the flood put the clock %llu us ahead (target 5 ms)",
+	      ahead_max / 1000);
+	/* a second of the rate, the idle queue's credit, and what the
+	 * queue may hold at the end: the ceiling's worth and a packet or two */
+	CHECK(passed + parsed * 1500ULL <= rate + burst + rate / 400 + 3000,
+	      "flood and parsed packets passed %llu bytes in 1 s at %llu B/s",
+	      passed + parsed * 1500ULL, rate);
+	CHECK(parsed_lost == 0, "%d of %d parsed packets dropped during the flood",
+	      parsed_lost, parsed);
+
+	/* after it the very first parsed packet, a SYN (Not-ECT), passes */
+	r = admit(&q, &p, rate, burst, horizon, end, 1500, 0, 0);
+	CHECK(r.verdict == SJ_PASS,
+	      "first parsed packet after the flood: verdict %d, waits %llu us",
+	      r.verdict, r.sojourn_ns / 1000);
+}
+
+/*
+ * ARP and other small control frames under load: with 20 ms standing in
+ * the queue (well above the ceiling of big unparsed frames) a 60-byte ARP
+ * frame passes.  A flood of them (60 bytes at 1 Gbit, 1 s) is policed at
+ * the rate all the same: the clock stays within half the horizon and a
+ * frame, and parsed packets among them are never dropped as overlimit.
+ */
+static void test_exempt_control(void)
+{
+	struct codel_params p = params(1);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 rate = 2500000, horizon = 200 * MS, burst = 0;
+	__u64 start = 10 * 1000 * MS, now = start, end = start + 1000 * MS;
+	__u64 passed = 0, ahead_max = 0, next_parsed = start;
+	struct sj_rate_result r;
+	int i, parsed = 0, over = 0;
+
+	for (i = 0; i < 34; i++)	/* 20 ms of 1500-byte packets */
+		admit(&q, &p, rate, burst, horizon, now, 1500, 0, 1);
+	r = admit(&q, &p, rate, burst, horizon, now, 60, 1, 0);
+	CHECK(r.verdict == SJ_PASS, "ARP behind %llu ms of queue: verdict %d",
+	      r.sojourn_ns / MS, r.verdict);
+	r = admit(&q, &p, rate, burst, horizon, now, 1500, 1, 0);
+	CHECK(r.verdict == SJ_OVERLIMIT,
+	      "a big unparsed frame behind 20 ms of queue: verdict %d", r.verdict);
+
+	for (; now < end; now += 480) {
+		if (now >= next_parsed) {
+			r = admit(&q, &p, rate, burst, horizon, now, 1500, 0, 1);
+			parsed++;
+			over += r.verdict == SJ_OVERLIMIT;
+			next_parsed += MS;
+		}
+		r = admit(&q, &p, rate, burst, horizon, now, 60, 1, 0);
+		if (r.verdict == SJ_PASS)
+			passed += 60;
+		if (q.departure_ns > now && q.departure_ns - now > ahead_max)
+			ahead_max = q.departure_ns - now;
+	}
+	CHECK(ahead_max <= horizon / 2 + sj_vq_tx_ns(1500, rate) * 2,
+	      "small frames put the clock %llu ms ahead", ahead_max / MS);
+	CHECK(passed + parsed * 1500ULL <= rate + rate / 5 + 1500,
+	      "small frames and parsed passed %llu bytes in 1 s at %llu B/s",
+	      passed + parsed * 1500ULL, rate);
+	CHECK(over == 0, "%d of %d parsed packets over the horizon", over, parsed);
 }
 
 /*
@@ -182,6 +293,8 @@ int main(void)
 	test_clock_conserves_bytes();
 	test_burst_credit();
 	test_horizon();
+	test_exempt_flood();
+	test_exempt_control();
 	test_codel_on_sojourn();
 	test_long_run_rate();
 	printf("%s\n", fails ? "FAIL" : "PASS test_vqueue");
