@@ -28,13 +28,12 @@
  */
 static __always_inline __u64 sj_cb_stamp(const struct sk_buff *skb, __u64 now)
 {
-	__u32 w[3];
+	/* a tp_btf program reads the skb directly: three loads, no helper */
+	const __u32 *w = (const __u32 *)((const char *)skb->cb +
+		bpf_core_field_offset(struct qdisc_skb_cb, data) +
+		SJ_CB_DATA_OFF - 4);
 	__u64 stamp;
 
-	if (bpf_probe_read_kernel(w, sizeof(w), (const char *)skb->cb +
-				  bpf_core_field_offset(struct qdisc_skb_cb, data) +
-				  SJ_CB_DATA_OFF - 4))
-		return 0;
 	stamp = (__u64)w[2] << 32 | w[1];
 	if (!stamp || stamp > now || now - stamp > SJ_CB_MAX_AGE_NS)
 		return 0;

@@ -171,8 +171,8 @@ static void render_queues(FILE *f, const struct prom_att *a, int n)
 		"sojourn_codel_ldelay_seconds",
 	};
 	static const char *helps[] = {
-		"1 while CoDel is in its dropping state.",
-		"CoDel's count: signals since it entered the dropping state.",
+		"1 while the queue's CoDel is in its dropping state (rate mode).",
+		"CoDel's count: signals since it entered the dropping state (rate mode).",
 		"Sojourn of the last packet CoDel looked at.",
 	};
 	char labels[LABELS_LEN], s[32];
@@ -188,6 +188,10 @@ static void render_queues(FILE *f, const struct prom_att *a, int n)
 			for (q = 0; q < a[i].nq; q++) {
 				const struct codel_vars *v = &a[i].queues[q].vars;
 
+				/* real-queue mode runs its laws per flow:
+				 * per queue there is only the last sojourn */
+				if (m < 2 && a[i].meta.mode != SJ_MODE_RATE)
+					continue;
 				fprintf(f, "%s{%s,queue=\"%u\"} ", names[m], labels, q);
 				if (m == 0) {
 					fprintf(f, "%u\n", v->dropping ? 1 : 0);
