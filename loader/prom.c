@@ -150,6 +150,10 @@ static void render_att_metric(FILE *f, const struct att_metric *m,
 
 	family(f, m->name, m->type, m->help);
 	for (i = 0; i < n; i++) {
+		/* observe measures only: no law whose settings to give */
+		if (a[i].meta.mode == SJ_MODE_OBSERVE &&
+		    !strncmp(m->name, "sojourn_codel_", 14))
+			continue;
 		att_labels(labels, sizeof(labels), &a[i].meta);
 		if (m->seconds) {
 			seconds(s, sizeof(s), m->get(&a[i]));
@@ -178,6 +182,8 @@ static void render_queues(FILE *f, const struct prom_att *a, int n)
 	for (m = 0; m < 3; m++) {
 		family(f, names[m], "gauge", helps[m]);
 		for (i = 0; i < n; i++) {
+			if (a[i].meta.mode == SJ_MODE_OBSERVE)
+				continue;	/* no law, no state of one */
 			att_labels(labels, sizeof(labels), &a[i].meta);
 			for (q = 0; q < a[i].nq; q++) {
 				const struct codel_vars *v = &a[i].queues[q].vars;

@@ -11,9 +11,11 @@
  *  - A qdisc that keeps per-packet state of its own in the qdisc control
  *    block (skb->cb past its first 12 bytes), where observe carries the
  *    enqueue time from egress to the dequeue tracepoint: the two would
- *    overwrite each other, so observe is refused there.  pie and fq_pie
- *    keep 16 bytes (struct pie_skb_cb), choke 17; codel and fq_codel keep
- *    8, cake 12, fq 9, netem 8, sfb 8, dualpi2 9, which leave it alone.
+ *    overwrite each other, so observe is refused there.  choke keeps 17
+ *    bytes; pie and fq_pie declare 16 (struct pie_skb_cb: a u64 and a u32,
+ *    so they write the first 12) and are refused as well; codel and
+ *    fq_codel keep 8, cake 12, fq 9, netem 8, sfb 8, dualpi2 9, which leave
+ *    it alone.
  */
 #include <stdio.h>
 #include <string.h>
@@ -175,7 +177,7 @@ int sj_qdisc_tree_judge(const struct sj_link *link,
 			return 0;
 		where(t, cb, at, sizeof(at));
 		more_text(others, more, sizeof(more));
-		return sj_err("%s's %s is %s%s, which keeps its own per-packet state in the skb->cb bytes where observe carries the enqueue time: observe cannot measure through it",
+		return sj_err("%s's %s is %s%s, which keeps its own per-packet state in skb->cb, where observe carries the enqueue time: observe cannot measure through it",
 			      link->name, at, cb->kind, more);
 	}
 	q = first_match(t, sj_qdisc_is_aqm, &others);
@@ -184,7 +186,7 @@ int sj_qdisc_tree_judge(const struct sj_link *link,
 	where(t, q, at, sizeof(at));
 	more_text(others, more, sizeof(more));
 	if (cb)
-		return sj_err("%s's %s is %s%s, already an AQM: a second CoDel on top would only add drops; and observe cannot measure this tree either: %s keeps its own per-packet state in the skb->cb bytes where observe carries the enqueue time",
+		return sj_err("%s's %s is %s%s, already an AQM: a second CoDel on top would only add drops; and observe cannot measure this tree either: %s keeps its own per-packet state in skb->cb, where observe carries the enqueue time",
 			      link->name, at, q->kind, more, cb->kind);
 	return sj_err("%s's %s is %s%s, already an AQM: a second CoDel on top would only add drops; measure it with 'sojourn attach %s observe%s%s'",
 		      link->name, at, q->kind, more, link->name,

@@ -173,6 +173,18 @@ if sj export --textfile "$WORK/m.prom" -n "$NS" 2>"$WORK/err" &&
 else
 	bad "export --textfile: $(cat "$WORK/err") $(grep -c . "$WORK/m.prom" 2>/dev/null) lines"
 fi
+if grep -qE "^sojourn_codel_[a-z_]+\{dev=\"$DQ\"" "$WORK/m.prom"; then
+	bad "export gives the law's settings or state of an observe attachment"
+else
+	ok "export: no sojourn_codel_* series for an observe attachment"
+fi
+if [ -x "$repo/build/promtool" ]; then
+	if "$repo/build/promtool" check metrics <"$WORK/m.prom" >"$WORK/promtool" 2>&1; then
+		ok "promtool check metrics"
+	else
+		bad "promtool: $(head -3 "$WORK/promtool" | tr '\n' '|')"
+	fi
+fi
 
 fails "already attached" attach "$DQ" observe -n "$NS"
 fails "target does not apply to observe" change "$DQ" target 10ms -n "$NS"

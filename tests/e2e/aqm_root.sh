@@ -25,9 +25,9 @@
 # The FIFO baseline, first, in the same run: HTB 20mbit + pfifo 1000.
 # Real-queue attach is taken there; observe's p50 is above 100 ms.
 #
-# And a pie root, where observe cannot carry its stamp (pie keeps its own
-# state in the same skb->cb bytes): attach and attach observe are refused,
-# each in one line, nothing left.
+# And a pie root, which keeps its own per-packet state in skb->cb, where
+# observe carries its stamp: attach and attach observe are refused, each
+# in one line, nothing left.
 #
 # The kernel here may lack these qdiscs: then SKIP (77).
 # tests/e2e/kernel_61.sh runs this in Debian's 6.1 VM, which has them.
@@ -205,7 +205,7 @@ if inr tc qdisc add dev "$DEV_RS" root handle 1: pie 2>"$WORK/pie.err"; then
 		"$DEV_RS's root qdisc is pie, already an AQM: a second CoDel on top would only add drops; and observe cannot measure this tree either" \
 		attach "$DEV_RS" -n "$NS_R"
 	refused "pie: attach observe" \
-		"$DEV_RS's root qdisc is pie, which keeps its own per-packet state in the skb->cb bytes where observe carries the enqueue time" \
+		"$DEV_RS's root qdisc is pie, which keeps its own per-packet state in skb->cb, where observe carries the enqueue time" \
 		attach "$DEV_RS" observe -n "$NS_R"
 else
 	row "pie: not in this kernel" "$(head -1 "$WORK/pie.err" | tr ' ' _)" "" skip

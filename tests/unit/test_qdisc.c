@@ -177,7 +177,7 @@ int main(void)
 		takes(observable[i]->q[0].kind, observable[i], SJ_MODE_OBSERVE);
 	refuses("noqueue", &noqueue_root, SJ_MODE_OBSERVE, "nothing to observe");
 	refuses_exactly("pie root", &pie_root, SJ_MODE_OBSERVE,
-		"eth0's root qdisc is pie, which keeps its own per-packet state in the skb->cb bytes where observe carries the enqueue time: observe cannot measure through it");
+		"eth0's root qdisc is pie, which keeps its own per-packet state in skb->cb, where observe carries the enqueue time: observe cannot measure through it");
 	refuses("fq_pie root", &fq_pie_root, SJ_MODE_OBSERVE,
 		"root qdisc is fq_pie, which keeps its own per-packet state");
 	refuses("nested choke", &htb_choke, SJ_MODE_OBSERVE,
