@@ -14,6 +14,10 @@
  * device, so that they arrive on it as they would from a VPN.
  *   flood --tun NAME TYPE
  *   flood --tun-send NAME COUNT  ->  COUNT of each family written
+ * And a VPN's data path without the VPN: packets read from one tun device
+ * are written into the other, both ways, until killed.  Each device lives
+ * in its own network namespace (by its name under /run/netns).
+ *   flood --tun-relay NS_A TUN_A NS_B TUN_B
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -27,6 +31,8 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <net/if.h>
 #include <netinet/ip6.h>
 #include <netinet/tcp.h>
@@ -36,6 +42,7 @@
 #include <linux/if_tun.h>
 
 #define BATCH 32
+#define PATH_MAX_NS 300
 #define PAYLOAD 18
 
 static double now(void)
@@ -222,6 +229,67 @@ static int tun_send(int argc, char **argv)
 	return 0;
 }
 
+/* The tun device NAME of network namespace NS, opened from there */
+static int tun_open_in(const char *ns, const char *name)
+{
+	char path[PATH_MAX_NS];
+	int self, nsfd, fd = -1;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	self = open("/proc/self/ns/net", O_RDONLY);
+	nsfd = open(path, O_RDONLY);
+	if (self < 0 || nsfd < 0 || setns(nsfd, CLONE_NEWNET)) {
+		perror("flood: enter the namespace");
+	} else {
+		fd = tun_open(name);
+		if (setns(self, CLONE_NEWNET)) {
+			perror("flood: back to our namespace");
+			exit(1);
+		}
+	}
+	if (self >= 0)
+		close(self);
+	if (nsfd >= 0)
+		close(nsfd);
+	return fd;
+}
+
+static int tun_relay(int argc, char **argv)
+{
+	static unsigned char buf[65536];
+	struct pollfd pfd[2];
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: flood --tun-relay NS_A TUN_A NS_B TUN_B\n");
+		return 2;
+	}
+	pfd[0].fd = tun_open_in(argv[2], argv[3]);
+	pfd[1].fd = tun_open_in(argv[4], argv[5]);
+	if (pfd[0].fd < 0 || pfd[1].fd < 0)
+		return 1;
+	pfd[0].events = pfd[1].events = POLLIN;
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("flood: poll");
+			return 1;
+		}
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			/* a full device queue on the far side drops, as a
+			 * link would */
+			if (n > 0 && write(pfd[!i].fd, buf, n) < 0 &&
+			    errno != EAGAIN && errno != ENOBUFS && errno != EIO)
+				perror("flood: relay write");
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char pkt[BATCH][sizeof(struct iphdr) + sizeof(struct udphdr) + PAYLOAD];
@@ -239,6 +307,8 @@ int main(int argc, char **argv)
 		return tun_create(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "--tun-send"))
 		return tun_send(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--tun-relay"))
+		return tun_relay(argc, argv);
 	if (argc != 5 || inet_pton(AF_INET, argv[1], &src) != 1 ||
 	    inet_pton(AF_INET, argv[2], &dst.sin_addr) != 1) {
 		fprintf(stderr, "usage: flood SRC DST PPS SECS\n");

@@ -11,6 +11,9 @@
  *   base         every kind the parser knows, exact flow keys
  *   truncate     each base frame cut at every length, plain and behind a tag
  *   ihl, ipv6_ext, qinq, ethertype, jumbo, zero_length, ecn matrix
+ *   l3           the IP base frames as an L3 device's (no Ethernet header),
+ *                whole and cut, through the tc and XDP programs loaded for
+ *                an L3 link
  *
  * Prints "PASS group (n frames)" or "FAIL group: frame: why" and "NOTE"
  * where the kernel's test_run refuses a frame before the program runs.
@@ -31,6 +34,10 @@
 
 static struct runner runners[MAX_RUNNERS];
 static int nrunners;
+/* the same programs loaded for an L3 device (cfg_link_layer): frames
+ * that start at the IP header */
+static struct runner l3runners[MAX_RUNNERS];
+static int nl3runners;
 static struct run_res res;	/* big: one, static */
 
 /* ------------------------------------------------------------------ */
@@ -269,6 +276,66 @@ static void sweep(const char *base, const struct frame *f)
 			check_frame(&runners[i], name, f->b, len, kind,
 				    kind == f->kind && fr_has_flow(kind) ? &f->key : NULL);
 	}
+}
+
+/*
+ * f, an untagged IP base frame, as an L3 device hands it over: no Ethernet
+ * header.  test_run still takes bytes 12-13 for an ethertype to make
+ * skb->protocol, which the tc program on an L3 device goes by; the source
+ * address is rewritten so that they name the family, as the kernel's
+ * skb->protocol would (IPv4: 8.0.0.1; IPv6: 2001:db8:86dd::1).
+ */
+static int to_l3(const struct frame *f, struct frame *w)
+{
+	__u16 et = fr_get16(f->b + 12);
+
+	if (f->tags || f->labels || f->l3 != 14 ||
+	    !((f->family == 4 && et == 0x0800) || (f->family == 6 && et == 0x86dd)))
+		return 0;
+	*w = *f;
+	memmove(w->b, f->b + 14, f->len - 14);
+	w->len -= 14;
+	w->need -= 14;
+	w->l3 = 0;
+	w->l4 = f->l4 ? f->l4 - 14 : 0;
+	if (f->family == 4) {
+		w->b[12] = 8;
+		w->b[13] = 0;
+		fr_ip4_csum(w->b);
+		memcpy(&w->key.saddr[0], w->b + 12, 4);
+	} else {
+		w->b[12] = 0x86;
+		w->b[13] = 0xdd;
+		memcpy(w->key.saddr, w->b + 8, 16);
+	}
+	return 1;
+}
+
+static void test_l3(void)
+{
+	char name[96];
+	int n = 0;
+
+	group_begin("l3");
+	for (size_t i = 0; i < FR_NBASES; i++) {
+		fr_bases[i].build(&fr);
+		if (!to_l3(&fr, &fr2))
+			continue;
+		n++;
+		for (__u32 len = 0; len <= fr2.len && len <= 256; len++) {
+			int kind = fr_kind_at(&fr2, len);
+
+			snprintf(name, sizeof(name), "l3 %s%s%u", fr_bases[i].name,
+				 len == fr2.len ? ", whole, " : " cut to ", len);
+			for (int r = 0; r < nl3runners; r++)
+				check_frame(&l3runners[r], name, fr2.b, len, kind,
+					    kind == fr2.kind && fr_has_flow(kind) ?
+					    &fr2.key : NULL);
+		}
+	}
+	if (n < 10)
+		bad("only %d base frames as L3 frames", n);
+	group_end();
 }
 
 static void test_truncation(void)
@@ -665,7 +732,7 @@ static int load_failed(int err, const char *what)
 
 int main(void)
 {
-	struct sojourn_bpf *q, *rt;
+	struct sojourn_bpf *q, *rt, *q3;
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -699,7 +766,34 @@ int main(void)
 			rt->progs.sojourn_egress, 0, 1);
 	}
 
+	q3 = sojourn_bpf__open();
+	if (!q3)
+		load_failed(-errno, "tc object");
+	if (rn_set_rodata_u32(q3->obj, "cfg_link_layer", SJ_LINK_L3)) {
+		printf("FAIL the tc program has no cfg_link_layer\n");
+		failures++;
+	} else if ((err = sojourn_bpf__load(q3))) {
+		load_failed(err, "tc program, L3 link");
+	} else {
+		rn_init(&l3runners[nl3runners++], "tc-queue-l3", q3->obj,
+			q3->progs.sojourn_egress, 0, 0);
+	}
+
 #ifdef HAVE_XDP
+	struct sojourn_xdp *x3 = sojourn_xdp__open();
+
+	if (!x3)
+		load_failed(-errno, "XDP object");
+	if (rn_set_rodata_u32(x3->obj, "cfg_link_layer", SJ_LINK_L3)) {
+		printf("FAIL the XDP program has no cfg_link_layer\n");
+		failures++;
+	} else if ((err = sojourn_xdp__load(x3))) {
+		load_failed(err, "XDP program, L3 link");
+	} else {
+		rn_init(&l3runners[nl3runners++], "xdp-l3", x3->obj,
+			x3->progs.sojourn_xdp, 1, 1);
+	}
+
 	struct sojourn_xdp *x = sojourn_xdp__open();
 
 	if (!x)
@@ -714,6 +808,8 @@ int main(void)
 
 	test_bases();
 	test_truncation();
+	if (nl3runners)
+		test_l3();
 	test_ihl();
 	test_ipv6_ext();
 	test_qinq();
@@ -726,6 +822,8 @@ int main(void)
 	       failures);
 	for (int i = 0; i < nrunners; i++)
 		printf(" %s", runners[i].name);
+	for (int i = 0; i < nl3runners; i++)
+		printf(" %s", l3runners[i].name);
 	printf("\n");
 	return failures ? 1 : 0;
 }

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# sojourn on an L3 tunnel, as a VPN has one: a tun device in the client
+# namespace and one in the server namespace, and a relay between them
+# (build/sj_flood --tun-relay) that does what the VPN's data path does
+# without the crypto.  The bottleneck is the client's tunnel upload: HTB
+# 20mbit + pfifo 1000 on its tun device.  4 cubic uploads, ECN on:
+#  1. FIFO alone: the bulk RTT rises by 100s of ms;
+#  2. sojourn in real-queue mode on the tun device: RTT rise under
+#     RISE_MAX (15 ms), CE marks, every packet parsed as IP (none non_ip),
+#     goodput within 10 % of the FIFO's;
+#  3. the HTB removed, sojourn in rate mode at 20mbit on the tun device:
+#     goodput 90..102 % of 20 Mbit, RTT rise under RISE_MAX, CoDel's
+#     signals, none non_ip;
+# and the receiver counts no checksum errors (nstat).
+# Before sojourn parsed from the link layer, every packet on the tun device
+# was non_ip: no marks, the FIFO's RTT.
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, RISE_MAX= (ms), SOJOURN= override.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn nstat
+FLOOD=$SJ_ROOT/build/sj_flood
+[ -x "$FLOOD" ] || skip "$FLOOD not built (make tests)"
+[ -c /dev/net/tun ] || skip "no /dev/net/tun"
+
+SECS=${SECS:-20}
+RISE_MAX=${RISE_MAX:-15}
+TUN_C=${SJ_ID}t TUN_S=${SJ_ID}u
+TUN_IP_C=198.18.5.1 TUN_IP_S=198.18.5.2
+topo_trap "$NS_C:$TUN_C"
+
+topo_up 1
+nsx "$NS_C" "$FLOOD" --tun "$TUN_C" 0xfffe && nsx "$NS_S" "$FLOOD" --tun "$TUN_S" 0xfffe ||
+	skip "cannot create tun devices"
+"$FLOOD" --tun-relay "$NS_C" "$TUN_C" "$NS_S" "$TUN_S" 2>"$WORK/relay.err" &
+TOPO_BG="$TOPO_BG $!"
+ip -n "$NS_C" addr add "$TUN_IP_C" peer "$TUN_IP_S" dev "$TUN_C" &&
+ip -n "$NS_S" addr add "$TUN_IP_S" peer "$TUN_IP_C" dev "$TUN_S" &&
+ip -n "$NS_C" link set "$TUN_C" up && ip -n "$NS_S" link set "$TUN_S" up ||
+	die "cannot set up the tunnel"
+# as the veths: MTU-sized packets in the queue, not 64 KB aggregates
+inc ethtool -K "$TUN_C" gso off >/dev/null 2>&1
+ins ethtool -K "$TUN_S" gso off >/dev/null 2>&1
+# from here on the client and server talk through the tunnel
+IP_C=$TUN_IP_C IP_S=$TUN_IP_S
+for i in $(seq 50); do
+	inc fping -q -c1 -t 500 "$IP_S" >/dev/null 2>&1 && break
+	[ "$i" = 50 ] && die "no way through the tunnel: $(cat "$WORK/relay.err")"
+	sleep 0.1
+done
+is "client tunnel link type" "$(ip -n "$NS_C" -j link show "$TUN_C" | jq -r '.[0].link_type')" none
+
+topo_ecn 1 1
+inc tc qdisc replace dev "$TUN_C" root handle 1: htb default 1 &&
+inc tc class add dev "$TUN_C" parent 1: classid 1:1 htb rate 20mbit quantum 1514 &&
+inc tc qdisc add dev "$TUN_C" parent 1:1 handle 10: pfifo limit 1000 ||
+	die "cannot shape $TUN_C"
+topo_servers 5201
+ins nstat -n >/dev/null	# the receiver's counters from here
+idle=$(idle_rtt)
+row "idle RTT through the tunnel (ms)" "$idle" "" info
+
+# 1. FIFO alone
+log "FIFO on the tunnel: 4 cubic flows for ${SECS}s"
+run_load fifo "$SECS" 5201:4 || die "iperf3 failed (FIFO)"
+fifo_gp=$(goodput fifo)
+check "FIFO: bulk RTT rise median (ms)" "$(fsub "$(rtt_median fifo)" "$idle")" '>' 100
+row "FIFO: goodput (Mbit/s)" "$fifo_gp" "" info
+
+# 2. real-queue mode
+sj attach "$TUN_C" -n "$NS_C" || die "attach real-queue mode"
+log "sojourn on the tunnel: 4 cubic flows for ${SECS}s"
+run_load queue "$SECS" 5201:4 || die "iperf3 failed (real-queue mode)"
+stats=$(sj show "$TUN_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
+check "real queue: bulk RTT rise median (ms)" "$(fsub "$(rtt_median queue)" "$idle")" '<' "$RISE_MAX"
+check "real queue: goodput % of FIFO" \
+	"$(awk -v a="$(goodput queue)" -v b="$fifo_gp" 'BEGIN{printf "%.1f", 100*a/b}')" '>=' 90
+check "real queue: CE marks" "$(jq -r '.ecn_mark' <<<"$stats")" '>' 0
+check "real queue: packets parsed tcp" "$(jq -r '.parsed.tcp' <<<"$stats")" '>' 1000
+check "real queue: packets non_ip" "$(jq -r '.parsed.non_ip' <<<"$stats")" '==' 0
+sj detach "$TUN_C" -n "$NS_C" || die "detach"
+
+# 3. rate mode, no HTB
+inc tc qdisc del dev "$TUN_C" root || die "cannot remove the HTB"
+sj attach "$TUN_C" rate 20mbit -n "$NS_C" || die "attach rate mode"
+log "sojourn rate 20mbit on the tunnel: 4 cubic flows for ${SECS}s"
+OMIT=2 run_load rate "$SECS" 5201:4 || die "iperf3 failed (rate mode)"
+stats=$(sj show "$TUN_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
+gp=$(goodput rate)
+check "rate: goodput % of 20 Mbit" "$(awk -v g="$gp" 'BEGIN{printf "%.1f", g / 20 * 100}')" '>=' 90
+check "rate: goodput % of 20 Mbit" "$(awk -v g="$gp" 'BEGIN{printf "%.1f", g / 20 * 100}')" '<=' 102
+check "rate: bulk RTT rise median (ms)" "$(fsub "$(rtt_median rate)" "$idle")" '<' "$RISE_MAX"
+check "rate: CoDel signals (marks + drops)" "$(jq -r '.ecn_mark + .drops' <<<"$stats")" '>' 0
+row "rate: CE marks / drops / overlimit" \
+	"$(jq -r '"\(.ecn_mark)/\(.drops)/\(.drop_overlimit)"' <<<"$stats")" "" info
+check "rate: packets non_ip" "$(jq -r '.parsed.non_ip' <<<"$stats")" '==' 0
+sj detach "$TUN_C" -n "$NS_C" || die "detach"
+
+# the receiver: no packet with a bad checksum
+check "receiver: TCP/UDP/IP checksum errors" \
+	"$(ins nstat -az TcpInCsumErrors UdpInCsumErrors IpExtInCsumErrors |
+		awk 'NR > 1 { n += $2 } END { print n + 0 }')" '==' 0
+
+finish l3_tunnel
