@@ -10,6 +10,8 @@
  * extension of its dispatcher), and each ingress attachment has its own
  * maps, apart from the device's egress attachment.
  */
+/* rate.bpf.h: marks write the frame directly, as XDP does */
+#define SJ_PROG_XDP 1
 #include "maps.bpf.h"
 #include "parse.h"
 #include "rate.bpf.h"

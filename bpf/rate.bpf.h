@@ -59,44 +59,67 @@ static __always_inline __u32 sj_csum_add32(__u32 a, __u32 b)
 }
 
 /*
- * CE on the parsed packet of a tc skb.  IPv4's header checksum absorbs the
- * change, so the sum over the packet stays what it was.  IPv6 has no header
- * checksum: an skb whose driver summed the whole packet (CHECKSUM_COMPLETE,
- * skb->csum) must have the change added, as the kernel's IP6_ECN_set_ce
- * does, or the stack finds a "hw csum failure" and sums it again in
- * software.  bpf_csum_update adds to skb->csum under CHECKSUM_COMPLETE only
- * and does nothing otherwise: under NONE, UNNECESSARY and PARTIAL nothing
- * is owed, the traffic class being in no L4 checksum.
+ * Sets CE on a tc program's packet through the skb helpers, never by a
+ * direct write: a program that writes packet data directly gets the
+ * verifier's unclone prologue (bpf_unclone_prologue, net/core/filter.c,
+ * 5.18-6.18), which copies every cloned skb on entry, written to or not,
+ * and drops it when that allocation fails.  bpf_skb_store_bytes makes the
+ * skb writable only for the packets it marks.  IPv4: the header checksum
+ * is updated with bpf_l3_csum_replace.  IPv6: BPF_F_RECOMPUTE_CSUM moves
+ * skb->csum with the mark under CHECKSUM_COMPLETE, as the kernel's
+ * IP6_ECN_set_ce does.  Returns 1 when the packet carries CE now, 0 when
+ * it is Not-ECT or its header is out of reach.
  */
 static __always_inline int sj_skb_set_ce(struct __sk_buff *skb,
 					 const struct sj_pkt *pkt)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	__be32 *word = data + (pkt->l3_off & SJ_L3_OFF_MAX);
-	__be32 from, to;
+	__u32 off = pkt->l3_off & SJ_L3_OFF_MAX;
+	__u8 b[2];
 
-	if (pkt->key.family != 6)
-		return sj_pkt_set_ce(data, data_end, pkt);
-	if ((void *)word + sizeof(struct ipv6hdr) > data_end)
+	/* IPv4: version/ihl and tos; IPv6: the bytes the traffic class
+	 * straddles */
+	if (bpf_skb_load_bytes(skb, off, b, sizeof(b)))
 		return 0;
-	/* version, traffic class and flow label: the word the mark moves */
-	from = *word;
-	if (!sj_ipv6_set_ce((struct ipv6hdr *)word))
-		return 0;
-	to = from | bpf_htonl(SJ_ECN_CE << 20);
-	if (to != from)
-		bpf_csum_update(skb, sj_csum_add32(~from, to));
-	return 1;
+	if (pkt->key.family == 4) {
+		__u16 old, new;
+
+		if ((b[1] & SJ_ECN_MASK) == SJ_ECN_NOT_ECT)
+			return 0;
+		if ((b[1] & SJ_ECN_MASK) == SJ_ECN_CE)
+			return 1;
+		__builtin_memcpy(&old, b, sizeof(old));
+		b[1] |= SJ_ECN_CE;
+		__builtin_memcpy(&new, b, sizeof(new));
+		if (bpf_l3_csum_replace(skb, off + offsetof(struct iphdr, check),
+					old, new, sizeof(new)))
+			return 0;
+		return !bpf_skb_store_bytes(skb, off, b, sizeof(b), 0);
+	}
+	if (pkt->key.family == 6) {
+		if (((b[1] >> 4) & SJ_ECN_MASK) == SJ_ECN_NOT_ECT)
+			return 0;
+		if (((b[1] >> 4) & SJ_ECN_MASK) == SJ_ECN_CE)
+			return 1;
+		b[1] |= SJ_ECN_CE << 4;
+		return !bpf_skb_store_bytes(skb, off + 1, &b[1], 1,
+					    BPF_F_RECOMPUTE_CSUM);
+	}
+	return 0;
 }
 
 /* skb: the tc program's, so that a mark keeps its checksum state right;
- * NULL for XDP, which has none (a constant: the branch is compiled out) */
+ * NULL for XDP, which has none.  Chosen when the object is compiled, not
+ * at run time: a direct write left anywhere in the tc program, even on a
+ * branch it never takes, would give it the unclone prologue. */
 static __always_inline int sj_rate_set_ce(struct __sk_buff *skb, void *data,
 					  void *data_end,
 					  const struct sj_pkt *pkt)
 {
-	return skb ? sj_skb_set_ce(skb, pkt) : sj_pkt_set_ce(data, data_end, pkt);
+#ifdef SJ_PROG_XDP
+	return sj_pkt_set_ce(data, data_end, pkt);
+#else
+	return sj_skb_set_ce(skb, pkt);
+#endif
 }
 
 /*
