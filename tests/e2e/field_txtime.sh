@@ -98,9 +98,14 @@ report() {
 		"$(awk -v r="$timed" -v s="$SENT_TIMED" 'BEGIN{printf "%.1f", 100*r/s}')" '>=' 80
 	check "$1: plain datagrams received (%)" \
 		"$(awk -v r="$plain" -v s="$SENT_PLAIN" 'BEGIN{printf "%.1f", 100*r/s}')" '>=' 80
-	check "$1: departure times changed" $((MOVED + LOST)) '==' 0
+	if [ "$CARRIED" = 1 ]; then
+		check "$1: departure times changed" $((MOVED + LOST)) '==' 0
+	else
+		row "$1: departure times changed" $((MOVED + LOST)) "" "info (not carried here)"
+	fi
 	check "$1: plain ones with a mono time" "$STAMPED" '==' 0
 }
+CARRIED=1
 
 idle=$(idle_rtt 20)
 row "idle RTT (ms)" "$idle" "" info
@@ -109,6 +114,14 @@ row "idle RTT (ms)" "$idle" "" info
 log "FIFO: 4 cubic flows and the paced sender for ${SECS}s"
 phase fifo
 check "FIFO: bulk RTT rise median (ms)" "$(fsub "$(rtt_median fifo)" "$idle")" '>' 200
+# On Debian's 6.1 none of the sender's delivery times reaches the
+# receiver's tc ingress even with no sojourn at all (measured: 0 of 150 in
+# the FIFO run), so whether sojourn keeps them cannot be seen there; the
+# packet tests show the program leaves skb->tstamp alone on every kernel.
+if [ "$KEPT" = 0 ] && [ "$LOST" -gt 0 ]; then
+	CARRIED=0
+	row "departure times reach the receiver here" no "" info
+fi
 report "FIFO"
 
 # 2. sojourn with its defaults
