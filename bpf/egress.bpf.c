@@ -49,24 +49,35 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 		skb->cb[SJ_CB_CHECK] = sj_cb_check(lo, hi);
 }
 
-static __always_inline int sj_parse_skb(struct __sk_buff *skb,
-					struct sj_pkt *pkt)
+/*
+ * The parser as a global function: the verifier checks it once, on its
+ * own, instead of once per path that reaches each of its call sites (every
+ * link layer, tag depth and label depth times every IP header form), which
+ * is what made attach slow.
+ */
+__noinline int sj_parse_frame(struct __sk_buff *skb, struct sj_pkt *pkt)
 {
 	/* a GSO aggregate may be BIG TCP: IPv4 total length 0 */
 	int gso = skb->gso_size != 0;
-	int kind = sj_parse_link((void *)(long)skb->data,
-				 (void *)(long)skb->data_end, cfg_link_layer,
-				 skb->protocol, gso, pkt);
+
+	if (!pkt)
+		return SJ_PKT_TRUNCATED;
+	return sj_parse_link((void *)(long)skb->data,
+			     (void *)(long)skb->data_end, cfg_link_layer,
+			     skb->protocol, gso, pkt);
+}
+
+static __always_inline int sj_parse_skb(struct __sk_buff *skb,
+					struct sj_pkt *pkt)
+{
+	int kind = sj_parse_frame(skb, pkt);
 
 	if (kind == SJ_PKT_TRUNCATED &&
 	    skb->len > skb->data_end - skb->data) {
 		__u32 want = skb->len < SJ_PULL_LEN ? skb->len : SJ_PULL_LEN;
 
 		if (bpf_skb_pull_data(skb, want) == 0)
-			kind = sj_parse_link((void *)(long)skb->data,
-					     (void *)(long)skb->data_end,
-					     cfg_link_layer, skb->protocol, gso,
-					     pkt);
+			kind = sj_parse_frame(skb, pkt);
 	}
 	return kind;
 }
