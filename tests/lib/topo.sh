@@ -448,3 +448,14 @@ class_packets() {
 	inr tc -s class show dev "$DEV_RS" classid "$1" |
 		awk '/Sent/ { print $4; exit }'
 }
+
+# check_goodput NAME PCT: goodput as % of the FIFO's, against GOODPUT_MIN
+# (default 90).  GOODPUT_MIN=info (kernel_61 under qemu TCG, see there)
+# records the figure without judging it.
+check_goodput() {
+	if [ "${GOODPUT_MIN:-90}" = info ]; then
+		row "$1" "$2" "" "info (TCG)"
+	else
+		check "$1" "$2" '>=' "${GOODPUT_MIN:-90}"
+	fi
+}
