@@ -51,13 +51,6 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 	bpf_spin_unlock(&q->lock);
 }
 
-/* One's-complement sum of two 32-bit partial sums (the kernel's csum_add) */
-static __always_inline __u32 sj_csum_add32(__u32 a, __u32 b)
-{
-	a += b;
-	return a + (a < b);
-}
-
 /*
  * Sets CE on a tc program's packet through the skb helpers, never by a
  * direct write: a program that writes packet data directly gets the
