@@ -97,7 +97,7 @@ static __always_inline void sj_flow_law(struct sj_flow *flow,
 
 	if (prev_left && prev_left < stamp)
 		codel_queue_empty(v);
-	if (at && (__s64)(now - at) > (__s64)interval_ns &&
+	if (at && sj_signal_expired(at, now, interval_ns) &&
 	    __sync_val_compare_and_swap(&flow->signal_at, at, 0) == at) {
 		st->signals_expired++;
 		at = 0;

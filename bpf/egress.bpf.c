@@ -116,7 +116,7 @@ static __always_inline int sj_take_signal(struct sj_flow *flow, __u64 now,
 		return 0;
 	if (__sync_val_compare_and_swap(&flow->signal_at, at, 0) != at)
 		return 0;
-	if ((__s64)(now - at) > (__s64)interval_ns) {
+	if (sj_signal_expired(at, now, interval_ns)) {
 		st->signals_expired++;
 		return 0;
 	}

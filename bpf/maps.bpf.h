@@ -106,6 +106,14 @@ static __always_inline struct sj_flow *sj_flow_get(const struct sj_flow_key *key
 	return flow;
 }
 
+/* A flow's signal earned at `at` has outlived its reason after one
+ * interval (signed: another CPU's clock may read a moment behind) */
+static __always_inline int sj_signal_expired(__u64 at, __u64 now,
+					     __u64 interval_ns)
+{
+	return (__s64)(now - at) > (__s64)interval_ns;
+}
+
 /* Takes len bytes off a flow's backlog, never below zero, without a lock:
  * enqueues add to it on other CPUs at the same time. */
 static __always_inline void sj_fair_forget(struct sj_flow *flow, __u32 len)
