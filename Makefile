@@ -82,7 +82,7 @@ $(OUTPUT)/test_fair: tests/unit/test_fair.c include/fair.h | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
-$(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c include/vqueue.h include/codel.h include/sojourn.h | $(OUTPUT)
+$(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c include/vqueue.h include/codel.h include/sojourn.h include/wire.h | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 

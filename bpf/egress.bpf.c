@@ -258,12 +258,17 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 	struct sj_rate_result r;
 	struct sj_queue *q;
 	__u32 zero = 0;
+	__u64 wire;
 	int ect = !exempt && pkt->ecn != SJ_ECN_NOT_ECT;
 
 	q = bpf_map_lookup_elem(&queues, &zero);
 	if (!q)
 		return SJ_ACT_NEXT;
-	sj_rate_admit(set, q, now, skb->len, exempt, ect, &r);
+	/* an aggregate leaves as segments, each with its own headers */
+	wire = sj_rate_wire(set, &(struct sj_wire_frame){
+		.len = skb->len, .gso_size = skb->gso_size,
+		.gso_segs = skb->gso_segs, .hdr_len = pkt->hdr_len });
+	sj_rate_admit(set, q, now, skb->len, wire, exempt, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
 	if (sj_rate_apply(&r, set, st, flow, skb, (void *)(long)skb->data,

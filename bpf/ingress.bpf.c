@@ -52,7 +52,10 @@ int sojourn_xdp(struct xdp_md *ctx)
 		flow = sj_flow_get(&pkt.key, now, st, len);
 
 	ect = kind <= SJ_PKT_FRAGMENT && pkt.ecn != SJ_ECN_NOT_ECT;
-	sj_rate_admit(set, q, now, len, kind > SJ_PKT_FRAGMENT, ect, &r);
+	/* an XDP frame is one packet */
+	sj_rate_admit(set, q, now, len,
+		      sj_rate_wire(set, &(struct sj_wire_frame){ .len = len }),
+		      kind > SJ_PKT_FRAGMENT, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
 	if (sj_rate_apply(&r, set, st, flow, NULL, data, data_end, &pkt, ect))

@@ -16,16 +16,19 @@
 #include "parse.h"
 
 /*
- * exempt: a packet we could not parse; it gets no CoDel signal but is held
- * to the horizon like the rest.  ecn_capable: the packet is ECT, so a
- * signal may be a CE mark.
+ * len: the packet's length as the hook sees it; wire: what it costs on the
+ * link (sj_rate_wire), which the clock moves by.  exempt: a packet we could not parse; it gets
+ * no CoDel signal but is held to the horizon like the rest.  ecn_capable:
+ * the packet is ECT, so a signal may be a CE mark.
  */
 static __always_inline void sj_rate_admit(struct sj_settings *set,
 					  struct sj_queue *q, __u64 now,
-					  __u32 len, int exempt, int ecn_capable,
+					  __u32 len, __u64 wire,
+					  int exempt, int ecn_capable,
 					  struct sj_rate_result *r)
 {
-	struct sj_vq_pkt pkt = { .now = now, .len = len, .exempt = !!exempt,
+	struct sj_vq_pkt pkt = { .now = now, .len = len,
+				 .exempt = !!exempt,
 				 .ecn_capable = !!ecn_capable };
 	struct codel_params params;
 	__u64 rate, burst, horizon, credit_ns;
@@ -44,11 +47,23 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 		return;		/* settings not written yet: pass */
 	/* divisions outside the lock: it is held for a few loads and stores */
 	credit_ns = sj_vq_tx_ns(burst, rate);
-	pkt.tx_ns = sj_vq_tx_ns(len, rate);
+	pkt.tx_ns = sj_vq_tx_ns(wire, rate);
 
 	bpf_spin_lock(&q->lock);
 	sj_vq_admit(q, &params, rate, credit_ns, horizon, &pkt, r);
 	bpf_spin_unlock(&q->lock);
+}
+
+/*
+ * What a packet or aggregate costs on the link (include/wire.h).  The
+ * model is read outside the settings' lock, as a copy under it does not
+ * fit the tc program's stack: a retune racing a packet may price that one
+ * packet by a mix of the old and the new model.
+ */
+static __always_inline __u64 sj_rate_wire(const struct sj_settings *set,
+					  const struct sj_wire_frame *frame)
+{
+	return sj_wire_bytes(&set->wire, frame);
 }
 
 /*

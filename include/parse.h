@@ -104,10 +104,14 @@ struct sj_pkt {
 	__u8 ecn;		/* the IP header's two ECN bits */
 	__u8 has_flow;		/* key is valid */
 	__u8 pad;
+	__u32 hdr_len;		/* from the frame's start to the end of the
+				 * TCP or UDP header: what each GSO segment
+				 * repeats; 0 for other packets */
 };
 
+/* l4_off: where l4 starts in the frame */
 static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
-				       struct sj_pkt *pkt)
+				       __u32 l4_off, struct sj_pkt *pkt)
 {
 	pkt->key.proto = proto;
 	pkt->has_flow = 1;
@@ -119,6 +123,7 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 			return SJ_PKT_TRUNCATED;
 		pkt->key.sport = th->source;
 		pkt->key.dport = th->dest;
+		pkt->hdr_len = l4_off + th->doff * 4;
 		return SJ_PKT_TCP;
 	}
 	if (proto == SJ_IPPROTO_UDP) {
@@ -128,6 +133,7 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 			return SJ_PKT_TRUNCATED;
 		pkt->key.sport = uh->source;
 		pkt->key.dport = uh->dest;
+		pkt->hdr_len = l4_off + sizeof(*uh);
 		return SJ_PKT_UDP;
 	}
 	if (proto == SJ_IPPROTO_ICMP || proto == SJ_IPPROTO_ICMPV6) {
@@ -178,13 +184,15 @@ static __always_inline int sj_parse_ipv4(void *data, void *data_end,
 	/* any fragment: later ones carry no ports, so none get a flow */
 	if (ip->frag_off & bpf_htons(0x3fff))
 		return SJ_PKT_FRAGMENT;
-	return sj_parse_l4((void *)ip + ihl * 4, data_end, ip->protocol, pkt);
+	return sj_parse_l4((void *)ip + ihl * 4, data_end, ip->protocol,
+			   off + ihl * 4, pkt);
 }
 
 static __always_inline int sj_parse_ipv6(void *data, void *data_end,
 					 __u32 off, struct sj_pkt *pkt)
 {
 	struct ipv6hdr *ip6 = data + off;
+	__u32 cur_off = off + sizeof(*ip6);
 	void *cur;
 	__u8 next;
 	int i;
@@ -225,11 +233,12 @@ SJ_UNROLL
 				len = ((__u32)opt->hdrlen + 1) * 8;
 			next = opt->nexthdr;
 			cur += len;
+			cur_off += len;
 			if (cur > data_end)
 				return SJ_PKT_TRUNCATED;
 			continue;
 		}
-		return sj_parse_l4(cur, data_end, next, pkt);
+		return sj_parse_l4(cur, data_end, next, cur_off, pkt);
 	}
 	return SJ_PKT_EXT_DEEP;
 }

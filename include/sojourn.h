@@ -11,6 +11,7 @@
 
 #include "codel.h"
 #include "hist.h"
+#include "wire.h"
 
 /* Defaults, as the kernel's codel and fq_codel have them */
 #define SJ_DEFAULT_TARGET_US	5000
@@ -96,6 +97,7 @@ struct sj_settings {
 	__u64 burst_bytes;	/* credit an idle virtual queue may build up */
 	__u64 horizon_ns;	/* departures further ahead are dropped */
 	__u32 pace;		/* write the departure into skb->tstamp (EDT) */
+	struct sj_wire wire;	/* what a packet costs on the link (wire.h) */
 	/* fairness, real-queue mode (include/fair.h) */
 	__u32 fair;		/* signal heavy flows, contain unresponsive */
 	__u32 quantum;		/* a flow holding no more is sparse */

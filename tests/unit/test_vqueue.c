@@ -287,6 +287,115 @@ static void test_long_run_rate(void)
 	      "passed %.0f bytes, rate allows %.0f", got, want);
 }
 
+/* The wire model (include/wire.h) against costs worked out by hand */
+static __u64 wire(int link, int overhead, __u32 mpu, __u32 len)
+{
+	struct sj_wire w = { .overhead = overhead, .mpu = mpu, .link = link };
+
+	return sj_wire_packet(&w, len);
+}
+
+#define WIRE_IS(link, overhead, mpu, len, want) \
+	CHECK(wire(link, overhead, mpu, len) == (want), \
+	      "link %d overhead %d mpu %d len %d: %llu, want %d", link, \
+	      overhead, mpu, len, wire(link, overhead, mpu, len), want)
+
+static void test_wire_packet(void)
+{
+	/* ethernet with the defaults: the length as the hook sees it */
+	WIRE_IS(SJ_WIRE_ETHERNET, 0, 0, 1514, 1514);
+	WIRE_IS(SJ_WIRE_ETHERNET, 24, 0, 1514, 1538);
+	WIRE_IS(SJ_WIRE_ETHERNET, -14, 0, 1514, 1500);
+	/* ATM: 48 bytes fill one cell, one more byte takes a second */
+	WIRE_IS(SJ_WIRE_ATM, 0, 0, 48, 53);
+	WIRE_IS(SJ_WIRE_ATM, 0, 0, 49, 106);
+	WIRE_IS(SJ_WIRE_ATM, 0, 0, 96, 106);
+	WIRE_IS(SJ_WIRE_ATM, 0, 0, 97, 159);
+	/* the overhead goes in before the cells are counted */
+	WIRE_IS(SJ_WIRE_ATM, 8, 0, 40, 53);
+	WIRE_IS(SJ_WIRE_ATM, 8, 0, 41, 106);
+	WIRE_IS(SJ_WIRE_ATM, 8, 0, 88, 106);
+	WIRE_IS(SJ_WIRE_ATM, 8, 0, 89, 159);
+	/* a full Ethernet frame over PPPoA-like overhead: 1558 bytes, 33 cells */
+	WIRE_IS(SJ_WIRE_ATM, 44, 0, 1514, 33 * 53);
+	/* PTM: one byte per 64 or part of 64 */
+	WIRE_IS(SJ_WIRE_PTM, 0, 0, 64, 65);
+	WIRE_IS(SJ_WIRE_PTM, 0, 0, 65, 67);
+	WIRE_IS(SJ_WIRE_PTM, 0, 0, 128, 130);
+	WIRE_IS(SJ_WIRE_PTM, 16, 0, 1514, 1530 + 24);
+	/* mpu: after the overhead, before the cells */
+	WIRE_IS(SJ_WIRE_ETHERNET, 0, 64, 60, 64);
+	WIRE_IS(SJ_WIRE_ETHERNET, 0, 64, 65, 65);
+	WIRE_IS(SJ_WIRE_ETHERNET, -10, 64, 70, 64);
+	WIRE_IS(SJ_WIRE_ETHERNET, 10, 64, 60, 70);
+	WIRE_IS(SJ_WIRE_ATM, 0, 96, 40, 106);
+	WIRE_IS(SJ_WIRE_PTM, 0, 64, 1, 65);
+	/* a negative overhead never makes a packet free: at least a byte,
+	 * one cell on ATM */
+	WIRE_IS(SJ_WIRE_ETHERNET, -64, 0, 20, 1);
+	WIRE_IS(SJ_WIRE_ETHERNET, -64, 0, 64, 1);
+	WIRE_IS(SJ_WIRE_ETHERNET, -64, 0, 65, 1);
+	WIRE_IS(SJ_WIRE_ETHERNET, -64, 0, 66, 2);
+	WIRE_IS(SJ_WIRE_ATM, -64, 0, 20, 53);
+	WIRE_IS(SJ_WIRE_PTM, -64, 0, 20, 2);
+	/* the bounds do not overflow at the largest lengths */
+	CHECK(wire(SJ_WIRE_ATM, SJ_WIRE_MAX_OVERHEAD, 0, 0xffffffffU) ==
+	      (0xffffffffULL + 256 + 47) / 48 * 53, "%llu",
+	      wire(SJ_WIRE_ATM, SJ_WIRE_MAX_OVERHEAD, 0, 0xffffffffU));
+}
+
+static __u64 wire_gso(const struct sj_wire *w, __u32 len, __u32 gso_size,
+		      __u32 gso_segs, __u32 hdr_len)
+{
+	struct sj_wire_frame f = { .len = len, .gso_size = gso_size,
+				   .gso_segs = gso_segs, .hdr_len = hdr_len };
+
+	return sj_wire_bytes(w, &f);
+}
+
+/* Aggregates: every segment carries its own headers and pays the model */
+static void test_wire_gso(void)
+{
+	struct sj_wire eth = { 0 };
+	struct sj_wire atm = { .overhead = 44, .link = SJ_WIRE_ATM };
+	/* TCP over IPv4 with timestamps: 14 + 20 + 32 bytes of headers */
+	__u32 hdr = 66, mss = 1448;
+	__u64 got;
+
+	/* not an aggregate: the frame alone */
+	CHECK(wire_gso(&eth, 1514, 0, 0, 0) == 1514, "plain");
+	CHECK(wire_gso(&atm, 1514, 0, 1, hdr) == 1749, "plain atm");
+	/* a 45-segment aggregate of 65226 bytes leaves as 45 frames of
+	 * 1514: 68130 bytes, 4.45% more than skb->len */
+	got = wire_gso(&eth, hdr + 45 * mss, mss, 45, hdr);
+	CHECK(got == 45 * 1514, "full aggregate: %llu", got);
+	/* the last segment short: 10000 bytes of payload are 6 full
+	 * segments and one of 1312 */
+	got = wire_gso(&eth, hdr + 10000, mss, 7, hdr);
+	CHECK(got == 6 * 1514 + hdr + 1312, "short last: %llu", got);
+	/* ATM, overhead 44: 1514 + 44 = 1558 bytes are 33 cells; the last,
+	 * 1378 + 44 = 1422 bytes, 30 cells */
+	got = wire_gso(&atm, hdr + 10000, mss, 7, hdr);
+	CHECK(got == 6 * 33 * 53 + 30 * 53, "short last atm: %llu", got);
+	/* headers not known: taken from the kernel's segment count, exact
+	 * when every segment is full ... */
+	got = wire_gso(&eth, hdr + 45 * mss, mss, 45, 0);
+	CHECK(got == 45 * 1514, "unknown headers, full: %llu", got);
+	/* ... and never more than the truth when the last is short */
+	got = wire_gso(&eth, hdr + 10000, mss, 7, 0);
+	CHECK(got == hdr + 10000, "unknown headers, short last: %llu", got);
+	/* headers that cannot be right (as long as the frame) count as
+	 * not known */
+	got = wire_gso(&eth, hdr + 45 * mss, mss, 45, hdr + 45 * mss);
+	CHECK(got == 45 * 1514, "bad headers: %llu", got);
+	/* gso_size at least the payload: one segment */
+	got = wire_gso(&atm, 1514, mss, 1, hdr);
+	CHECK(got == 1749, "one segment: %llu", got);
+	/* a BIG TCP aggregate of 185 KB: 128 full segments */
+	got = wire_gso(&eth, hdr + 128 * mss, mss, 128, hdr);
+	CHECK(got == 128 * 1514, "big tcp: %llu", got);
+}
+
 int main(void)
 {
 	test_tx_time();
@@ -297,6 +406,8 @@ int main(void)
 	test_exempt_control();
 	test_codel_on_sojourn();
 	test_long_run_rate();
+	test_wire_packet();
+	test_wire_gso();
 	printf("%s\n", fails ? "FAIL" : "PASS test_vqueue");
 	return fails ? 1 : 0;
 }
