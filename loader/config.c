@@ -204,6 +204,26 @@ static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		r->burst_bytes = u;
 		return 1;
 	}
+	if (!strcmp(k, "Overhead")) {
+		if (sj_wire_overhead_parse(v, &r->wire.overhead))
+			return fail(p, k, "\"%s\" is not a number of bytes from %d to %d",
+				    v, SJ_WIRE_MIN_OVERHEAD, SJ_WIRE_MAX_OVERHEAD);
+		r->wire_given = true;
+		return 1;
+	}
+	if (!strcmp(k, "MPU")) {
+		if (sj_parse_u32(v, &r->wire.mpu) || r->wire.mpu > SJ_WIRE_MAX_MPU)
+			return fail(p, k, "\"%s\" is not a number of bytes from 0 to %d",
+				    v, SJ_WIRE_MAX_MPU);
+		r->wire_given = true;
+		return 1;
+	}
+	if (!strcmp(k, "LinkLayer")) {
+		if (sj_wire_link_parse(v, &r->wire.link))
+			return fail(p, k, "\"%s\" is not ethernet, atm or ptm", v);
+		r->wire_given = true;
+		return 1;
+	}
 	if (!strcmp(k, "Horizon"))
 		return time_key(p, k, v, &r->horizon_ns, SJ_MAX_TIME_US * 1000ULL);
 	if (!strcmp(k, "Target")) {
@@ -294,6 +314,8 @@ static void rule_done(struct parse *p, struct sj_rule *r)
 		fail(p, "Direction", "ingress needs rate mode: give Rate=");
 	} else if (!r->rate_bits && (r->burst_bytes || r->horizon_ns || r->pace))
 		fail(p, "[Rule]", "Burst=, Horizon= and Pace= need Rate=");
+	else if (!r->rate_bits && r->wire_given)
+		fail(p, "[Rule]", "Overhead=, MPU= and LinkLayer= need Rate=");
 	else if (r->rate_bits && strcmp(r->sparse, "off"))
 		fail(p, "[Rule]", "SparseClass= is for real-queue mode (no Rate=)");
 	else if (!strcmp(r->hook, "xdp") && r->dirs != SJ_RULE_INGRESS) {
@@ -433,6 +455,16 @@ static void arg_fmt(struct sj_args *a, char *(*fmt)(__u64, char *, size_t),
 	arg(a, buf);
 }
 
+static void arg_int(struct sj_args *a, long long v)
+{
+	char *buf = a->buf[a->n < SJ_ARGS_MAX ? a->n : 0];
+
+	if (a->n >= SJ_ARGS_MAX)
+		return;
+	snprintf(buf, sizeof(a->buf[0]), "%lld", v);
+	arg(a, buf);
+}
+
 #define ARG_TIME(a, v) arg_fmt(a, sj_format_time, sj_parse_time, "ns", v)
 #define ARG_RATE(a, v) arg_fmt(a, sj_format_rate, sj_parse_rate, "bit", v)
 #define ARG_SIZE(a, v) arg_fmt(a, sj_format_size, sj_parse_size, "b", v)
@@ -453,6 +485,16 @@ static void signal_args(const struct sj_rule *r, bool attach, struct sj_args *a)
 		}
 		if (r->pace || !attach)
 			arg(a, r->pace ? "pace" : "nopace");
+		/* a change spells the defaults out: a key taken out of the
+		 * file puts its default back */
+		if (r->wire_given || !attach) {
+			arg(a, "overhead");
+			arg_int(a, r->wire.overhead);
+			arg(a, "mpu");
+			arg_int(a, r->wire.mpu);
+			arg(a, "linklayer");
+			arg(a, sj_wire_link_name(r->wire.link));
+		}
 	}
 	arg(a, "target");
 	ARG_TIME(a, r->target_ns);

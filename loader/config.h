@@ -32,6 +32,8 @@ struct sj_rule {
 	__u64 burst_bytes;
 	__u64 horizon_ns;
 	bool pace;
+	struct sj_wire wire;		/* Overhead=, MPU=, LinkLayer= */
+	bool wire_given;		/* any of the three: needs Rate= */
 	__u64 target_ns;
 	__u64 interval_ns;
 	__u64 ce_threshold_ns;		/* 0: off */

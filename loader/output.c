@@ -80,6 +80,14 @@ void out_u64(const char *key, const char *fmt, unsigned long long v)
 		printf(fmt, v);
 }
 
+void out_s64(const char *key, const char *fmt, long long v)
+{
+	if (json_mode)
+		add(key, json_object_new_int64(v));
+	else
+		printf(fmt, v);
+}
+
 void out_str(const char *key, const char *fmt, const char *v)
 {
 	if (json_mode)

@@ -18,6 +18,7 @@ void out_close_array(void);
 void out_open_object(const char *key);
 void out_close_object(void);
 void out_u64(const char *key, const char *fmt, unsigned long long v);
+void out_s64(const char *key, const char *fmt, long long v);
 void out_str(const char *key, const char *fmt, const char *v);
 /* text prints `word` only when v is true; JSON always has the bool */
 void out_bool(const char *key, const char *word, bool v);

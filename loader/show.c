@@ -187,6 +187,20 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 		close(fd);
 }
 
+/* The link accounting of rate mode, in tc's words: text names what
+ * differs from the default (ethernet, nothing added); JSON has it all */
+static void show_wire(const struct sj_wire *w)
+{
+	const char *link = sj_wire_link_name(w->link);
+
+	if (out_is_json() || w->overhead)
+		out_s64("overhead", " overhead %lld", w->overhead);
+	if (out_is_json() || w->mpu)
+		out_u64("mpu", " mpu %llu", w->mpu);
+	if (out_is_json() || w->link != SJ_WIRE_ETHERNET)
+		out_str("linklayer", " linklayer %s", link ? link : "unknown");
+}
+
 static void show_fair(const struct sj_settings *set)
 {
 	char buf[32];
@@ -285,6 +299,7 @@ static int show_one(const char *dir, void *arg)
 		out_u64("burst_bytes", "", set.burst_bytes);
 		out_time("horizon", " horizon %s", set.horizon_ns);
 		out_bool("pace", " pace", set.pace);
+		show_wire(&set.wire);
 	} else if (meta.mode == SJ_MODE_OBSERVE) {
 		out_str("mode", " mode %s", "observe");
 		out_u64("queues", " queues %llu", meta.num_txq);

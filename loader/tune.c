@@ -37,6 +37,7 @@ void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
 		t->burst_bytes = s->burst_bytes;
 		t->horizon_ns = s->horizon_ns;
 		t->pace = s->pace;
+		t->wire = s->wire;
 	}
 }
 
@@ -60,6 +61,50 @@ static int parse_rate_arg(const char *val, __u64 *Bps)
 		return sj_err("bad rate \"%s\": expected a rate like 20mbit, 1gbit, 500kbit",
 			      val);
 	*Bps = bps / 8;
+	return 0;
+}
+
+static const char *const wire_links[] = {
+	[SJ_WIRE_ETHERNET] = "ethernet", [SJ_WIRE_ATM] = "atm",
+	[SJ_WIRE_PTM] = "ptm",
+};
+
+const char *sj_wire_link_name(__u32 link)
+{
+	return link < sizeof(wire_links) / sizeof(wire_links[0]) ?
+	       wire_links[link] : NULL;
+}
+
+int sj_wire_link_parse(const char *s, __u32 *link)
+{
+	__u32 i;
+
+	for (i = 0; s && i < sizeof(wire_links) / sizeof(wire_links[0]); i++)
+		if (!strcmp(s, wire_links[i])) {
+			*link = i;
+			return 0;
+		}
+	return -1;
+}
+
+int sj_wire_overhead_parse(const char *s, __s32 *overhead)
+{
+	__u32 mag;
+
+	if (!s || sj_parse_u32(s + (s[0] == '-'), &mag) ||
+	    (s[0] == '-' ? -(__s64)mag < SJ_WIRE_MIN_OVERHEAD :
+			   mag > SJ_WIRE_MAX_OVERHEAD))
+		return -1;
+	*overhead = s[0] == '-' ? -(__s32)mag : (__s32)mag;
+	return 0;
+}
+
+static int parse_overhead_arg(const char *val, __s32 *overhead)
+{
+	if (sj_wire_overhead_parse(val, overhead))
+		return sj_err("bad overhead \"%s\": expected bytes from %d to %d",
+			      val ? val : "", SJ_WIRE_MIN_OVERHEAD,
+			      SJ_WIRE_MAX_OVERHEAD);
 	return 0;
 }
 
@@ -101,7 +146,7 @@ static bool signal_word(const char *key)
 	static const char *const words[] = {
 		"target", "interval", "ce_threshold", "ecn", "noecn", "rate",
 		"burst", "horizon", "pace", "nopace", "fair", "nofair",
-		"quantum", "sparse_class",
+		"quantum", "sparse_class", "overhead", "mpu", "linklayer",
 	};
 	size_t i;
 
@@ -173,6 +218,24 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 		} else if (!strcmp(key, "horizon")) {
 			if (parse_time_arg(key, val, &t->horizon_ns))
 				return -1;
+			i++;
+		} else if (!strcmp(key, "overhead")) {
+			if (parse_overhead_arg(val, &t->wire.overhead))
+				return -1;
+			t->wire_given = true;
+			i++;
+		} else if (!strcmp(key, "mpu")) {
+			if (!val || sj_parse_u32(val, &t->wire.mpu) ||
+			    t->wire.mpu > SJ_WIRE_MAX_MPU)
+				return sj_err("bad mpu \"%s\": expected bytes from 0 to %d",
+					      val ? val : "", SJ_WIRE_MAX_MPU);
+			t->wire_given = true;
+			i++;
+		} else if (!strcmp(key, "linklayer")) {
+			if (sj_wire_link_parse(val, &t->wire.link))
+				return sj_err("bad linklayer \"%s\": expected ethernet, atm or ptm",
+					      val ? val : "");
+			t->wire_given = true;
 			i++;
 		} else if (!strcmp(key, "pace")) {
 			t->pace = 1;
@@ -250,6 +313,8 @@ int sj_tune_check(const struct sj_tune *t)
 		return sj_err("observe is for egress: arriving packets pass no queue of ours to measure");
 	if (t->dir == SJ_DIR_INGRESS && t->mode != SJ_MODE_RATE)
 		return sj_err("ingress needs rate mode: the packets have no queue of ours to measure (add rate RATE)");
+	if (t->wire_given && t->mode != SJ_MODE_RATE)
+		return sj_err("overhead, mpu and linklayer are for rate mode: they price packets against a rate (add rate RATE)");
 	if (t->hook == SJ_HOOK_REQ_XDP && t->dir != SJ_DIR_INGRESS)
 		return sj_err("hook xdp is for ingress only");
 	if (t->mode != SJ_MODE_RATE)
@@ -300,6 +365,7 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 		s->burst_bytes = burst_of(t);
 		s->horizon_ns = t->horizon_ns;
 		s->pace = t->pace;
+		s->wire = t->wire;
 	}
 }
 

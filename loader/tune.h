@@ -26,6 +26,8 @@ struct sj_tune {
 	__u64 burst_bytes;	/* 0: not given, the default that fits */
 	__u64 horizon_ns;
 	int pace;
+	struct sj_wire wire;	/* rate mode's link accounting (wire.h) */
+	bool wire_given;	/* overhead, mpu or linklayer was given */
 	int fair;
 	__u32 quantum;
 	enum sj_sparse sparse;
@@ -47,6 +49,11 @@ __u32 sj_sparse_auto_priority(const char *root_kind);
 /* "ingress"/"egress" right after DEV; returns how many words it took */
 int sj_dir_arg(int argc, char **argv, enum sj_dir *dir);
 const char *sj_dir_name(enum sj_dir dir);
+/* "ethernet", "atm" or "ptm"; NULL for none of them */
+const char *sj_wire_link_name(__u32 link);
+int sj_wire_link_parse(const char *s, __u32 *link);
+/* overhead: whole bytes, maybe negative (tc's way), within wire.h's bounds */
+int sj_wire_overhead_parse(const char *s, __s32 *overhead);
 /* tc's class handle, hex major:minor (e.g. 1:20), neither part 0 */
 int sj_parse_classid(const char *s, __u32 *classid);
 

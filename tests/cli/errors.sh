@@ -295,6 +295,20 @@ expect_error "attach: pace at ingress" 'pace is for egress' \
 	sj attach "$DN" ingress rate 1mbit pace -n "$NS"
 expect_error "attach: hook xdp at egress" 'xdp is for ingress' \
 	sj attach "$DN" rate 1mbit hook xdp -n "$NS"
+expect_error "attach: overhead -65" 'bad overhead' \
+	sj attach "$DN" rate 1mbit overhead -65 -n "$NS"
+expect_error "attach: overhead 257" 'bad overhead' \
+	sj attach "$DN" rate 1mbit overhead 257 -n "$NS"
+expect_error "attach: overhead 4b" 'bad overhead' \
+	sj attach "$DN" rate 1mbit overhead 4b -n "$NS"
+expect_error "attach: mpu 257" 'bad mpu' sj attach "$DN" rate 1mbit mpu 257 -n "$NS"
+expect_error "attach: mpu -1" 'bad mpu' sj attach "$DN" rate 1mbit mpu -1 -n "$NS"
+expect_error "attach: linklayer adsl2" 'bad linklayer' \
+	sj attach "$DN" rate 1mbit linklayer adsl2 -n "$NS"
+expect_error "attach: linklayer without rate" 'are for rate mode' \
+	sj attach "$DQ" linklayer atm -n "$NS"
+expect_error "attach: overhead 0 without rate" 'are for rate mode' \
+	sj attach "$DQ" overhead 0 -n "$NS"
 expect_error "detach: bogus direction" 'usage' sj detach "$DN" sideways -n "$NS"
 
 # ---- attach: the environment ---------------------------------------------
@@ -349,7 +363,8 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" -n "$NS"; then
 	for args in "target 5xs|bad target" "target -5ms|bad target" \
 	    "interval abc|bad interval" "target 100ms|below" \
 	    "interval 5ms|below" "target|needs" "frobnicate|unknown option" \
-	    "hook clsact|unknown option" "rate 10mbit|rate mode is chosen at attach"; do
+	    "hook clsact|unknown option" "rate 10mbit|rate mode is chosen at attach" \
+	    "overhead 4|are for rate mode" "linklayer atm|are for rate mode"; do
 		re=${args#*|} args=${args%|*}
 		# shellcheck disable=SC2086
 		expect_error "change: $args" "$re" sj change "$DQ" $args -n "$NS"
