@@ -103,6 +103,15 @@ static void parse_one(__u8 *frame, size_t size, __u32 link, __be16 l3_proto,
 	} else if (kind < SJ_PKT_FRAGMENT) {
 		abort();	/* a flow without addresses */
 	}
+	/* the headers a GSO segment repeats: past the IP header for TCP
+	 * (its data offset unchecked: wire.h does not trust a length past
+	 * the frame) and UDP, inside the frame for UDP, not known for the
+	 * rest */
+	if (kind == SJ_PKT_TCP || kind == SJ_PKT_UDP ?
+	    pkt.hdr_len < pkt.l3_off + (pkt.key.family == 4 ? 20 : 40) ||
+	    (kind == SJ_PKT_UDP && pkt.hdr_len > size) :
+	    pkt.hdr_len != 0)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

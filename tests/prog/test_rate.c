@@ -10,7 +10,8 @@
  * traffic class), Not-ECT packets are dropped instead, a packet beyond the
  * horizon is dropped as drop_overlimit (one we cannot parse beyond half of
  * CoDel's target), a flood of frames we cannot parse leaves the clock
- * within that, and pace writes the departure time into skb->tstamp.
+ * within that, pace writes the departure time into skb->tstamp, and the
+ * clock moves by the wire model's bytes, per segment of a GSO aggregate.
  * Exits 0 when all pass, 1 on a failure, 77 without root or BPF.
  */
 #include <errno.h>
@@ -381,6 +382,112 @@ static void test_pace(const struct prog *p)
 	      (unsigned long long)o.tstamp);
 }
 
+/*
+ * The clock moves by what a packet costs on the wire (include/wire.h).  At
+ * 1 GB/s a byte takes 1 ns, so the departure moves by exactly the wire
+ * bytes when the queue is already ahead of now (no credit, no rounding).
+ * len bytes (at most 4096, and test_run takes about a page) of Ethernet +
+ * IPv4 or IPv6 + TCP, 54 or 74 bytes of headers; gso_size > 0 runs it as
+ * a GSO aggregate of gso_segs segments (tc only: test_run takes gso_segs
+ * and gso_size from the __sk_buff it is given).
+ */
+static __u64 clock_step(const struct prog *p, const struct sj_wire *w,
+			int family, __u32 len, __u32 gso_size, __u32 gso_segs)
+{
+	static __u8 in[4096], out[4096];
+	struct __sk_buff ctx = { .gso_size = gso_size, .gso_segs = gso_segs };
+	struct sj_settings s = {
+		.codel = { .target = CODEL_NS(1000), .interval = CODEL_NS(2000),
+			   .ce_threshold = CODEL_DISABLED_THRESHOLD,
+			   .mtu = 1514, .ecn = 1 },
+		.target_ns = 1000, .interval_ns = 2000,
+		.rate_Bps = 1000000000ULL, .horizon_ns = 100ULL * 1000000000ULL,
+		.wire = *w,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		    .data_in = in, .data_size_in = len < sizeof(in) ? len : sizeof(in),
+		    .data_out = out, .data_size_out = sizeof(out));
+	struct sj_queue q = {};
+	struct frame f;
+	__u32 zero = 0;
+	__u64 before;
+
+	build(&f, family, ECT0, 6000);
+	memset(in, 0, sizeof(in));
+	memcpy(in, f.b, 14 + (family == 4 ? 20 : 40) + 20);
+	if (family == 4) {
+		__u16 c;
+
+		in[14 + 2] = (len - 14) >> 8;
+		in[14 + 3] = (len - 14) & 0xff;
+		in[14 + 10] = in[14 + 11] = 0;
+		c = csum(in + 14, 20);
+		in[14 + 10] = c >> 8;
+		in[14 + 11] = c & 0xff;
+	} else {
+		in[14 + 4] = (len - 14 - 40) >> 8;
+		in[14 + 5] = (len - 14 - 40) & 0xff;
+	}
+	if (!p->xdp) {
+		opts.ctx_in = &ctx;
+		opts.ctx_size_in = sizeof(ctx);
+	}
+	/* one second ahead: the packet starts when the clock says */
+	q.departure_ns = before = mono_ns() + 1000000000ULL;
+	if (bpf_map_update_elem(p->settings_fd, &zero, &s, 0) ||
+	    bpf_map_update_elem(p->queues_fd, &zero, &q, 0)) {
+		perror("settings");
+		exit(1);
+	}
+	if (bpf_prog_test_run_opts(p->prog_fd, &opts)) {
+		perror("test_run (gso)");
+		exit(1);
+	}
+	CHECK(passed(p, opts.retval), "%s: clock_step packet not passed (%d)",
+	      p->name, opts.retval);
+	if (bpf_map_lookup_elem(p->queues_fd, &zero, &q)) {
+		perror("queues");
+		exit(1);
+	}
+	return q.departure_ns - before;
+}
+
+static void test_wire_clock(const struct prog *p)
+{
+	struct sj_wire eth = { 0 };
+	struct sj_wire atm = { .overhead = 44, .link = SJ_WIRE_ATM };
+	struct sj_wire ptm = { .overhead = 16, .mpu = 300, .link = SJ_WIRE_PTM };
+	__u64 got;
+
+	got = clock_step(p, &eth, 4, 200, 0, 0);
+	CHECK(got == 200, "%s: 200-byte frame, ethernet: clock moved %llu", p->name,
+	      (unsigned long long)got);
+	/* 244 bytes are 6 cells */
+	got = clock_step(p, &atm, 4, 200, 0, 0);
+	CHECK(got == 6 * 53, "%s: 200-byte frame, atm overhead 44: clock moved %llu",
+	      p->name, (unsigned long long)got);
+	/* 216 bytes, raised to the mpu 300, plus 5 PTM bytes */
+	got = clock_step(p, &ptm, 4, 200, 0, 0);
+	CHECK(got == 305, "%s: 200-byte frame, ptm mpu 300: clock moved %llu",
+	      p->name, (unsigned long long)got);
+	if (p->xdp)
+		return;
+	/* 3450 bytes: two segments of 1448 and one of 500, each with its 54
+	 * bytes of headers, leave as 1502 + 1502 + 554 = 3558 bytes */
+	got = clock_step(p, &eth, 4, 54 + 2 * 1448 + 500, 1448, 3);
+	CHECK(got == 3558, "%s: GSO aggregate, ethernet: clock moved %llu, want 3558",
+	      p->name, (unsigned long long)got);
+	/* on ATM with overhead 44: 1546 bytes are 33 cells, 598 are 13 */
+	got = clock_step(p, &atm, 4, 54 + 2 * 1448 + 500, 1448, 3);
+	CHECK(got == (2 * 33 + 13) * 53,
+	      "%s: GSO aggregate, atm overhead 44: clock moved %llu, want %d",
+	      p->name, (unsigned long long)got, (2 * 33 + 13) * 53);
+	/* IPv6: 74 bytes of headers; 1428-byte segments, the last of 100 */
+	got = clock_step(p, &eth, 6, 74 + 2 * 1428 + 100, 1428, 3);
+	CHECK(got == 2 * 1502 + 174, "%s: IPv6 GSO aggregate: clock moved %llu, want %d",
+	      p->name, (unsigned long long)got, 2 * 1502 + 174);
+}
+
 int main(void)
 {
 	struct sojourn_bpf *tc;
@@ -429,6 +536,8 @@ int main(void)
 	test_exempt_flood(&ptc);
 	test_exempt_flood(&pxdp);
 	test_pace(&ptc);
+	test_wire_clock(&ptc);
+	test_wire_clock(&pxdp);
 
 	sojourn_bpf__destroy(tc);
 	sojourn_xdp__destroy(xdp);
