@@ -19,10 +19,11 @@
  * length in XDP.  So the default, ethernet with overhead 0, counts the
  * Ethernet header and any VLAN tags but not the preamble, start delimiter,
  * FCS and inter-frame gap (24 bytes a frame on a real Ethernet wire) nor
- * anything a modem adds.  Unlike CAKE, whose overhead replaces the
- * Ethernet header, ours is added on top of it, as tc-stab's is: CAKE's
- * `pppoe-ptm` (overhead 30) is `overhead 16 linklayer ptm` here on an
- * Ethernet device.
+ * anything a modem adds.  CAKE counts from the IP header; our overhead,
+ * as tc-stab's, comes on top of what the frame already carries: CAKE's
+ * `pppoe-ptm` (overhead 30) holds as it is on a PPP device (an L3 one),
+ * and is `overhead 8 linklayer ptm` on the Ethernet device under it,
+ * whose frames carry the 14 + 8 bytes of Ethernet and PPPoE headers.
  *
  * A GSO or GRO aggregate leaves as segments, each with its own copy of the
  * headers, and each segment is one packet to the link: the model is

@@ -19,7 +19,8 @@ static const struct command {
 	const char *usage;
 } commands[] = {
 	{ "attach", cmd_attach,
-	  "attach DEV [egress|ingress] [rate RATE [burst SIZE] [horizon TIME] [pace]]\n"
+	  "attach DEV [egress|ingress] [rate RATE [burst SIZE] [horizon TIME] [pace]\n"
+	  "              [overhead BYTES] [mpu BYTES] [linklayer ethernet|atm|ptm]]\n"
 	  "              [target TIME] [interval TIME] [ce_threshold TIME|off]\n"
 	  "              [ecn|noecn] [fair|nofair] [quantum SIZE]\n"
 	  "              [sparse_class CLASSID|auto|off] [flows N]\n"
@@ -27,7 +28,8 @@ static const struct command {
 	  "       sojourn attach DEV [egress] observe [flows N] [hook tc|tcx|clsact] [-n NETNS]" },
 	{ "change", cmd_change,
 	  "change DEV [egress|ingress] [rate RATE] [burst SIZE] [horizon TIME]\n"
-	  "              [pace|nopace] [target TIME] [interval TIME]\n"
+	  "              [pace|nopace] [overhead BYTES] [mpu BYTES]\n"
+	  "              [linklayer ethernet|atm|ptm] [target TIME] [interval TIME]\n"
 	  "              [ce_threshold TIME|off] [ecn|noecn] [fair|nofair]\n"
 	  "              [quantum SIZE] [sparse_class CLASSID|auto|off] [-n NETNS]" },
 	{ "detach", cmd_detach, "detach DEV [egress|ingress] [-n NETNS]" },
