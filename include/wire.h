@@ -27,7 +27,12 @@
  *
  * A GSO or GRO aggregate leaves as segments, each with its own copy of the
  * headers, and each segment is one packet to the link: the model is
- * applied per segment.
+ * applied per segment.  The headers are what the parser read up to the
+ * end of TCP or UDP (struct sj_pkt's hdr_len).  Two cases it cannot see
+ * whole: an encapsulated aggregate (VXLAN, GENEVE) repeats its inner
+ * headers too, which count once here (its outer UDP header ends the
+ * parse); a BIG TCP IPv6 aggregate's hop-by-hop jumbo option, on kernels
+ * that still add one, is counted in every segment (8 bytes, 0.5%).
  */
 #ifndef SOJOURN_WIRE_H
 #define SOJOURN_WIRE_H
