@@ -108,6 +108,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (t.mode != SJ_MODE_RATE && (s.rate_Bps || s.pace))
 		abort();
+	/* the wire model: within its bounds, and only in rate mode */
+	if (s.wire.overhead < SJ_WIRE_MIN_OVERHEAD ||
+	    s.wire.overhead > SJ_WIRE_MAX_OVERHEAD ||
+	    s.wire.mpu > SJ_WIRE_MAX_MPU || s.wire.link > SJ_WIRE_PTM ||
+	    (t.mode != SJ_MODE_RATE &&
+	     (s.wire.overhead || s.wire.mpu || s.wire.link)))
+		abort();
 	if (t.mode == SJ_MODE_OBSERVE &&
 	    (s.fair || s.sparse_mode || s.sparse_priority))
 		abort();
