@@ -279,6 +279,10 @@ struct sj_meta {
 	__u64 attached_at;	/* CLOCK_REALTIME seconds */
 	char ifname[16];
 	char netns[64];		/* name given with -n, "" for the caller's */
+	/* rate mode: the device's packet counter for our direction (tx
+	 * egress, rx ingress) when we came on, to tell how many packets
+	 * never reached us (loader/ahead.c); 0: not read */
+	__u64 dev_packets_at_attach;
 };
 
 #endif /* SOJOURN_H */

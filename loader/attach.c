@@ -267,6 +267,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 			return -1;
 		c->clsact_attached = c->meta.hook == SJ_HOOK_CLSACT;
 		inherit_clsact(&c->meta);
+		sj_ahead_baseline(&c->meta);
 	}
 
 	if (bpf_map_update_elem(bpf_map__fd(c->skel ? c->skel->maps.meta :
@@ -281,6 +282,8 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 	c->tmp[0] = '\0';
 	c->clsact_attached = false;	/* the folder owns it now */
 	c->xdp_attached = false;
+	if (!xdp)
+		sj_ahead_note(&c->meta);	/* attached, but maybe blind */
 	return 0;
 }
 

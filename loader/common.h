@@ -55,6 +55,18 @@ bool sj_has_clsact(__u32 ifindex);
 /* number of tc filters under parent (e.g. clsact egress) */
 int sj_count_filters(__u32 ifindex, __u32 parent);
 
+/* the tc filters under parent, chain 0, in the order the kernel dumps
+ * them (nl.c); returns how many, or -errno */
+struct sj_tc_filter {
+	__u32 prio;
+	__u32 handle;
+	__u32 prog_id;		/* bpf filters; 0 otherwise */
+	char kind[16];		/* "bpf", "u32", "flower", ... */
+};
+int sj_list_filters(__u32 ifindex, __u32 parent, struct sj_tc_filter *f, int max);
+/* the device's rx and tx packet counters (IFLA_STATS64) */
+int sj_link_packets(__u32 ifindex, __u64 *rx, __u64 *tx);
+
 /* pins.c: one folder per attachment under SJ_PIN_ROOT */
 struct sj_pins {
 	char dir[SJ_PATH_MAX];
@@ -88,6 +100,40 @@ struct sojourn_xdp;
 int sj_xdp_attach(struct sojourn_xdp *skel, __u32 ifindex, struct sj_meta *meta);
 int sj_xdp_detach(const struct sj_meta *meta);
 
+
+/* ahead.c: programs that run before ours on its tc hook, and how many
+ * packets skipped us */
+#define SJ_AHEAD_MAX 16
+struct sj_ahead_prog {
+	__u32 hook;		/* SJ_HOOK_TCX or SJ_HOOK_CLSACT */
+	__u32 prio;		/* clsact: the filter's priority */
+	__u32 id;		/* the BPF program's id; 0: not a BPF filter */
+	char kind[16];
+};
+struct sj_ahead {
+	bool known;		/* the hook could be read (device reachable) */
+	int n;			/* programs ahead; the first SJ_AHEAD_MAX in p */
+	struct sj_ahead_prog p[SJ_AHEAD_MAX];
+	bool dev_known;
+	__u64 dev_packets;	/* the device's counter for our direction */
+};
+struct sj_skipped {
+	bool known;		/* the mode has a way to tell */
+	bool noted;		/* enough packets and a large enough share */
+	__u64 skipped, of;
+	unsigned int percent;
+};
+/* in the attachment's netns (the current one, or meta->netns by name) */
+int sj_ahead_find(const struct sj_meta *meta, struct sj_ahead *a);
+void sj_ahead_list(const struct sj_ahead *a, char *buf, size_t len);
+void sj_ahead_note(const struct sj_meta *meta);		/* attach's warning */
+void sj_ahead_baseline(struct sj_meta *meta);		/* at attach */
+void sj_ahead_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
+		      const struct sj_stats *st, struct sj_skipped *s);
+/* show's lines and JSON fields for both */
+void sj_ahead_show(const struct sj_meta *meta, const struct sj_ahead *a);
+void sj_ahead_show_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
+			   const struct sj_stats *st);
 
 /* attach.c: checks, netns, device, its folder: what every command starts with */
 int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,

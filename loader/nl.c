@@ -13,6 +13,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <linux/pkt_sched.h>
+#include <linux/pkt_cls.h>
 #include "common.h"
 
 /* at least MNL_SOCKET_BUFFER_SIZE, which is not a constant */
@@ -304,4 +305,118 @@ void sj_qdisc_tree_free(struct sj_qdisc_tree *tree)
 {
 	free(tree->q);
 	memset(tree, 0, sizeof(*tree));
+}
+
+/* The filters under one clsact direction, chain 0, as the kernel dumps
+ * them: chain 0's filters by priority, and within one priority in the
+ * order they are walked, which for bpf filters is the order they run in.
+ * Other chains run only when a filter jumps there.  The message a dump
+ * gives for a priority's classifier itself (handle 0) is no filter. */
+struct filter_walk {
+	__u32 ifindex, parent;
+	struct sj_tc_filter *f;
+	int n, max;
+};
+
+static int bpf_opt_attr(const struct nlattr *attr, void *data)
+{
+	struct sj_tc_filter *f = data;
+
+	if (mnl_attr_get_type(attr) == TCA_BPF_ID &&
+	    mnl_attr_get_payload_len(attr) >= sizeof(__u32))
+		f->prog_id = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+struct filter_attrs {
+	struct sj_tc_filter *f;
+	__u32 chain;
+	const struct nlattr *options;
+};
+
+static int filter_attr(const struct nlattr *attr, void *data)
+{
+	struct filter_attrs *a = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case TCA_KIND:
+		snprintf(a->f->kind, sizeof(a->f->kind), "%s", mnl_attr_get_str(attr));
+		break;
+	case TCA_CHAIN:
+		a->chain = mnl_attr_get_u32(attr);
+		break;
+	case TCA_OPTIONS:
+		a->options = attr;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int filter_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct filter_walk *w = data;
+	struct sj_tc_filter f = {};
+	struct filter_attrs a = { .f = &f };
+
+	if ((__u32)tcm->tcm_ifindex != w->ifindex || tcm->tcm_parent != w->parent ||
+	    !tcm->tcm_handle || w->n >= w->max)
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(*tcm), filter_attr, &a);
+	if (a.chain)
+		return MNL_CB_OK;
+	f.prio = TC_H_MAJ(tcm->tcm_info) >> 16;
+	f.handle = tcm->tcm_handle;
+	if (a.options && !strcmp(f.kind, "bpf"))
+		mnl_attr_parse_nested(a.options, bpf_opt_attr, &f);
+	w->f[w->n++] = f;
+	return MNL_CB_OK;
+}
+
+int sj_list_filters(__u32 ifindex, __u32 parent, struct sj_tc_filter *f, int max)
+{
+	struct filter_walk w = { .ifindex = ifindex, .parent = parent,
+				 .f = f, .max = max };
+	struct nl_req r;
+	int ret;
+
+	ret = nl_talk(tc_dump_req(&r, RTM_GETTFILTER, ifindex, parent),
+		      filter_cb, &w);
+	return ret < 0 ? ret : w.n;
+}
+
+/* The device's own packet counters (IFLA_STATS64), in the current netns. */
+static int stats64_attr(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == IFLA_STATS64 &&
+	    mnl_attr_get_payload_len(attr) >= sizeof(struct rtnl_link_stats64))
+		memcpy(data, mnl_attr_get_payload(attr), sizeof(struct rtnl_link_stats64));
+	return MNL_CB_OK;
+}
+
+static int stats64_cb(const struct nlmsghdr *nlh, void *data)
+{
+	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), stats64_attr, data);
+	return MNL_CB_OK;
+}
+
+int sj_link_packets(__u32 ifindex, __u64 *rx, __u64 *tx)
+{
+	struct rtnl_link_stats64 st = {};
+	struct ifinfomsg *ifm;
+	struct nl_req r;
+	int ret;
+
+	r.nlh = mnl_nlmsg_put_header(r.buf);
+	r.nlh->nlmsg_type = RTM_GETLINK;
+	r.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = ifindex;
+	ret = nl_talk(r.nlh, stats64_cb, &st);
+	if (ret < 0)
+		return ret;
+	*rx = st.rx_packets;
+	*tx = st.tx_packets;
+	return 0;
 }

@@ -206,6 +206,8 @@ int sj_meta_read(const char *dir, struct sj_meta *meta)
 	__u32 zero = 0;
 	int fd, err;
 
+	/* a meta pinned by an older build is shorter: its new fields read 0 */
+	memset(meta, 0, sizeof(*meta));
 	if (sj_pin_path(path, dir, "meta"))
 		return -ENAMETOOLONG;
 	fd = bpf_obj_get(path);

@@ -258,6 +258,8 @@ static int show_one(const char *dir, void *arg)
 {
 	struct show_filter *f = arg;
 	struct sj_settings set = {};
+	struct sj_ahead ahead;
+	struct sj_stats st;
 	struct sj_meta meta;
 	__u32 zero = 0;
 	int fd;
@@ -312,8 +314,14 @@ static int show_one(const char *dir, void *arg)
 	if (meta.mode != SJ_MODE_OBSERVE)
 		show_law(&set);
 	out_str("pin", "\n pinned %s", dir);
-	if (sj_show_stats)
+	/* programs ahead of ours on the hook, and (-s) packets that skipped us */
+	sj_ahead_find(&meta, &ahead);
+	sj_ahead_show(&meta, &ahead);
+	if (sj_show_stats) {
 		show_stats(dir, &meta);
+		read_stats(dir, &st);
+		sj_ahead_show_skipped(&meta, &ahead, &st);
+	}
 	out_text("\n");
 	out_close_object();
 	return 0;
