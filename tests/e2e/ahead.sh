@@ -19,6 +19,9 @@
 #   clsact, real-queue mode: the foreign filter at pref 1 before attach:
 #     `attach` prints one note line naming it and still attaches; `show`
 #     lists "clsact: pref 1 bpf id N"; after traffic the share is >= 90 %.
+#   clsact, half: ahead_half.bpf.o (TC_ACT_OK for every second packet) at
+#     pref 1: the share measured is 30-70 % and the packets counted as
+#     skipped match the foreign program's own count of its verdicts (5 %).
 #   clsact, rate mode (no dequeue side: the device's tx counter against
 #     ours): the same, then without the foreign filter a fresh attachment
 #     measures under 10 % and says nothing.
@@ -29,7 +32,7 @@
 . "$(dirname "$0")/../lib/topo.sh"
 topo_require sojourn bpftool jq
 B=$SJ_ROOT/build
-for f in tcx_ahead tcx_query ahead_ok.bpf.o ahead_next.bpf.o; do
+for f in tcx_ahead tcx_query ahead_ok.bpf.o ahead_next.bpf.o ahead_half.bpf.o; do
 	[ -e "$B/$f" ] || skip "$B/$f missing: run make tests"
 done
 
@@ -123,6 +126,37 @@ log "clsact ok: skipped $(jq -c .skipped <<<"$js")"
 check "clsact ok: skipped %" "$(jq .skipped.percent <<<"$js")" '>=' 90
 check "clsact ok: show -s share notes" "$(skip_note)" '==' 1
 sj detach "$DEV_RS" -n "$NS_R"
+
+# a verdict for half the packets: the share measured is the share the
+# foreign program passed (its own count), not just "all" or "none"
+inr tc filter del dev "$DEV_RS" egress pref 1 || die "cannot remove the foreign filter"
+nsx "$NS_R" tc filter add dev "$DEV_RS" egress pref 1 bpf da \
+	obj "$B/ahead_half.bpf.o" sec tc >"$WORK/tc.err" 2>&1 ||
+	die "cannot add the half-passing filter: $(head -1 "$WORK/tc.err")"
+hid=$(clsact_filter_id)
+hmap=$(bpftool -j prog show id "$hid" | jq '.map_ids[0]')
+foreign_passed() {
+	bpftool -j map dump id "$hmap" | jq '.[0].formatted.value[".bss"][] | select(.passed != null) | .passed'
+}
+sj attach "$DEV_RS" hook clsact -n "$NS_R" 2>/dev/null || die "attach behind the half-passing filter"
+p0=$(foreign_passed)
+traffic clsact_half
+js=$(show_json -s)
+passed=$(($(foreign_passed) - p0))
+log "clsact half: skipped $(jq -c .skipped <<<"$js"), the foreign program passed $passed"
+check "clsact half: skipped %" "$(jq .skipped.percent <<<"$js")" '>=' 30
+check "clsact half: skipped %" "$(jq .skipped.percent <<<"$js")" '<=' 70
+check "clsact half: skipped / passed by it %" \
+	"$(awk -v a="$(jq .skipped.packets <<<"$js")" -v b="$passed" 'BEGIN{if (b) printf "%.1f", 100*a/b; else print "nan"}')" '>=' 95
+check "clsact half: passed by it / skipped %" \
+	"$(awk -v a="$passed" -v b="$(jq .skipped.packets <<<"$js")" 'BEGIN{if (b) printf "%.1f", 100*a/b; else print "nan"}')" '>=' 95
+check "clsact half: show -s share notes" "$(skip_note)" '==' 1
+sj detach "$DEV_RS" -n "$NS_R"
+inr tc filter del dev "$DEV_RS" egress pref 1 || die "cannot remove the half-passing filter"
+nsx "$NS_R" tc filter add dev "$DEV_RS" egress pref 1 bpf da \
+	obj "$B/ahead_ok.bpf.o" sec tc >"$WORK/tc.err" 2>&1 ||
+	die "cannot add the foreign clsact filter again: $(head -1 "$WORK/tc.err")"
+cid=$(clsact_filter_id)
 
 # --- clsact, rate mode: the device's counter against ours ------------------
 sj attach "$DEV_RS" rate 15mbit hook clsact -n "$NS_R" 2>/dev/null || die "attach rate"
