@@ -281,8 +281,10 @@ struct sj_meta {
 	char netns[64];		/* name given with -n, "" for the caller's */
 	/* rate mode: the device's packet counter for our direction (tx
 	 * egress, rx ingress) when we came on, to tell how many packets
-	 * never reached us (loader/ahead.c); 0: not read */
+	 * never reached us (loader/ahead.c), if dev_packets_read */
 	__u64 dev_packets_at_attach;
+	__u32 dev_packets_read;
+	__u32 pad2;
 };
 
 #endif /* SOJOURN_H */

@@ -219,9 +219,11 @@ void sj_ahead_baseline(struct sj_meta *meta)
 {
 	__u64 rx, tx;
 
-	if (!sj_link_packets(meta->ifindex, &rx, &tx))
+	if (!sj_link_packets(meta->ifindex, &rx, &tx)) {
 		meta->dev_packets_at_attach =
 			meta->direction == SJ_DIR_INGRESS ? rx : tx;
+		meta->dev_packets_read = 1;
+	}
 }
 
 void sj_ahead_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
@@ -238,7 +240,7 @@ void sj_ahead_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
 		s->known = true;
 		s->of = st->dequeued + st->unmeasured;
 		s->skipped = unstamped;
-	} else if (a->dev_known && meta->dev_packets_at_attach &&
+	} else if (a->dev_known && meta->dev_packets_read &&
 		   a->dev_packets >= meta->dev_packets_at_attach) {
 		/* the device counts what we saw, less what we dropped on
 		 * egress (it never left), plus what never reached us.  A NIC
