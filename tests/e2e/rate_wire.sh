@@ -33,6 +33,10 @@ topo_up 1
 topo_ecn 1 1
 # the client's aggregates cross the veth whole; the router cuts them up
 inc ethtool -K "$DEV_C" tso on gso on >/dev/null 2>&1 || skip "no TSO on veth"
+# ... and the router's side toward the server has no segmentation offload,
+# so the stack segments each aggregate there and the server counts frames
+inr ethtool -K "$DEV_RS" tso off gso off tx-udp-segmentation off >/dev/null 2>&1 ||
+	die "ethtool: segmentation off on $DEV_RS"
 
 # udp_gso SECS MBIT: UDP GSO aggregates to the server's discard port
 udp_gso() {
