@@ -190,7 +190,7 @@ static void inherit_clsact(struct sj_meta *meta)
 /* XDP where the driver hands us frames before any skb exists (NICs); tc
  * where the skb is already built (veth and other virtual devices), since
  * XDP there first turns the skb back into a frame, which costs more. */
-static bool wants_xdp(const struct sj_tune *tune, const struct sj_link *link)
+bool sj_wants_xdp(const struct sj_tune *tune, const struct sj_link *link)
 {
 	if (tune->dir != SJ_DIR_INGRESS)
 		return false;
@@ -212,7 +212,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 		     __u64 cookie, const struct sj_tune *tune,
 		     const struct sj_pins *pins, const char *root_kind)
 {
-	bool xdp = wants_xdp(tune, link);
+	bool xdp = sj_wants_xdp(tune, link);
 	struct sj_settings set;
 	__u32 zero = 0;
 
@@ -336,6 +336,46 @@ int cmd_attach(int argc, char **argv)
 	return err;
 }
 
+/*
+ * Writes tune over the settings in fd (read under the lock, so fields no
+ * option sets are kept), with sparse auto worked out for the device's root
+ * as it is now.  Shared by change and replace.
+ */
+int sj_settings_write(const struct sj_link *link, int fd,
+		      const struct sj_tune *tune, struct sj_settings *set)
+{
+	__u32 zero = 0;
+
+	sj_tune_to_settings(tune, set->codel.mtu, set);
+	if (tune->sparse == SJ_SPARSE_AUTO) {
+		char kind[32] = "";
+
+		sj_root_qdisc_kind(link->ifindex, kind, sizeof(kind));
+		set->sparse_priority = sj_sparse_auto_priority(kind);
+	}
+	if (bpf_map_update_elem(fd, &zero, set, BPF_F_LOCK))
+		return sj_err("cannot update settings of %s: %s", link->name,
+			      strerror(errno));
+	return 0;
+}
+
+/* The settings map of an attachment, open, and its current value. */
+int sj_settings_open(const struct sj_pins *pins, struct sj_settings *set)
+{
+	char path[SJ_PATH_MAX];
+	__u32 zero = 0;
+	int fd;
+
+	if (sj_pin_path(path, pins->dir, "settings") || (fd = bpf_obj_get(path)) < 0)
+		return sj_err("cannot open %s: %s", path, strerror(errno));
+	if (bpf_map_lookup_elem_flags(fd, &zero, set, BPF_F_LOCK)) {
+		sj_err("cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int cmd_change(int argc, char **argv)
 {
 	struct sj_settings set;
@@ -343,9 +383,7 @@ int cmd_change(int argc, char **argv)
 	struct sj_link link;
 	struct sj_pins pins;
 	struct sj_meta meta;
-	char path[SJ_PATH_MAX];
 	enum sj_dir dir;
-	__u32 zero = 0;
 	__u64 cookie;
 	int fd, err, n;
 
@@ -358,28 +396,12 @@ int cmd_change(int argc, char **argv)
 		return sj_err("%s %s is not attached; use 'sojourn attach %s%s ...'",
 			      link.name, sj_dir_name(dir), link.name,
 			      dir == SJ_DIR_INGRESS ? " ingress" : "");
-	if (sj_pin_path(path, pins.dir, "settings") || (fd = bpf_obj_get(path)) < 0)
-		return sj_err("cannot open %s: %s", path, strerror(errno));
-	err = bpf_map_lookup_elem_flags(fd, &zero, &set, BPF_F_LOCK);
-	if (!err) {
-		sj_tune_from_settings(&tune, &set, &meta);
-		if (sj_tune_parse(&tune, argc - n, argv + n, false) ||
-		    sj_tune_check(&tune)) {
-			close(fd);
-			return -1;
-		}
-		sj_tune_to_settings(&tune, set.codel.mtu, &set);
-		if (tune.sparse == SJ_SPARSE_AUTO) {
-			char kind[32] = "";
-
-			sj_root_qdisc_kind(link.ifindex, kind, sizeof(kind));
-			set.sparse_priority = sj_sparse_auto_priority(kind);
-		}
-		err = bpf_map_update_elem(fd, &zero, &set, BPF_F_LOCK);
-	}
+	fd = sj_settings_open(&pins, &set);
+	if (fd < 0)
+		return -1;
+	sj_tune_from_settings(&tune, &set, &meta);
+	err = sj_tune_parse(&tune, argc - n, argv + n, false) ||
+	      sj_tune_check(&tune) || sj_settings_write(&link, fd, &tune, &set);
 	close(fd);
-	if (err)
-		return sj_err("cannot update settings of %s: %s", link.name,
-			      strerror(errno));
-	return 0;
+	return err ? -1 : 0;
 }

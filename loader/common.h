@@ -138,10 +138,22 @@ void sj_ahead_show_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
 /* attach.c: checks, netns, device, its folder: what every command starts with */
 int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
 	       __u64 *cookie, struct sj_pins *pins);
+/* attach.c: an attachment's settings map, open (the fd) with its value
+ * read; and tune written over that value (change and replace) */
+struct sj_tune;
+int sj_settings_open(const struct sj_pins *pins, struct sj_settings *set);
+int sj_settings_write(const struct sj_link *link, int fd,
+		      const struct sj_tune *tune, struct sj_settings *set);
+/* attach.c: the request goes in at XDP (ingress of a device with no
+ * virtual kind, or asked for), else at tc */
+bool sj_wants_xdp(const struct sj_tune *tune, const struct sj_link *link);
+/* detach.c: takes the attachment pinned in folder `final` off its device */
+int sj_detach_dir(const char *final);
 
 /* commands */
 int cmd_attach(int argc, char **argv);
 int cmd_change(int argc, char **argv);
+int cmd_replace(int argc, char **argv);
 int cmd_gc(int argc, char **argv);	/* gc.c: pins of gone namespaces/devices */
 int cmd_detach(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -8,7 +8,8 @@
  * (`sojourn [-n NS] attach DEV ...`): those commands take the pin lock and
  * enter namespaces themselves, and so the daemon holds no BPF object at all.
  * Its whole state is the pins plus one small file naming which attachments
- * it made, so a restarted daemon adopts them (`change`, never a new attach)
+ * it made, so a restarted daemon adopts them (`replace`: in place where the
+ * rule fits what is attached)
  * and leaves alone what an operator attached by hand.
  */
 #define _GNU_SOURCE
@@ -144,8 +145,10 @@ static void ns_leave(const struct ns *n)
 
 static void pin_dir(char *buf, __u64 cookie, __u32 ifindex, int dir)
 {
-	snprintf(buf, SJ_PATH_MAX, "%s/%llu-%u-%s", SJ_PIN_ROOT,
-		 (unsigned long long)cookie, ifindex, dir_names[dir]);
+	struct sj_pins p;
+
+	sj_pins_for(&p, cookie, ifindex, dir);
+	snprintf(buf, SJ_PATH_MAX, "%s", p.dir);
 }
 
 static bool pinned(__u64 cookie, __u32 ifindex, int dir)
@@ -383,8 +386,7 @@ static void attach_dir(struct dev *d, const struct sj_rule *r, int dir,
 	d->ours |= bit;
 	d->failures = 0;
 	D.state_dirty = true;
-	sj_rule_args(r, dir, false, &a);
-	args_text(&a, d->applied[dir], sizeof(d->applied[dir]));
+	snprintf(d->applied[dir], sizeof(d->applied[dir]), "%s", text);
 	logd(LOG_INFO, d, "attached %s: %s (%s)", dir_names[dir], text, where);
 }
 
@@ -401,18 +403,6 @@ static void detach_dir(struct dev *d, int dir, const char *why)
 		D.state_dirty = true;
 		logd(LOG_INFO, d, "detached %s (%s)", dir_names[dir], why);
 	}
-}
-
-/* the pinned mode is not the rule's: `change` cannot turn one into the other */
-static bool mode_differs(const struct dev *d, const struct sj_rule *r, int dir)
-{
-	char path[SJ_PATH_MAX];
-	struct sj_meta meta;
-
-	pin_dir(path, d->cookie, d->ifindex, dir);
-	if (sj_meta_read(path, &meta))
-		return false;
-	return meta.mode != (r->rate_bits ? SJ_MODE_RATE : r->observe ? SJ_MODE_OBSERVE : SJ_MODE_QUEUE);
 }
 
 static void reconcile(struct dev *d)
@@ -469,23 +459,19 @@ static void reconcile(struct dev *d)
 				attach_dir(d, r, dir, where);
 			continue;
 		}
-		if (mode_differs(d, r, dir)) {
-			detach_dir(d, dir, "rule changed mode");
-			if (!(d->ours & bit))
-				attach_dir(d, r, dir, where);
-			continue;
-		}
+		/* replace: in place where it can, detached and attached
+		 * again where the mode, hook or table size changed */
 		{
 			struct sj_args a;
 			char text[160];
 
-			sj_rule_args(r, dir, false, &a);
+			sj_rule_args(r, dir, true, &a);
 			args_text(&a, text, sizeof(text));
 			if (!strcmp(text, d->applied[dir]))
 				continue;
-			if (run(d, "change", &a) == 0) {
+			if (run(d, "replace", &a) == 0) {
 				snprintf(d->applied[dir], sizeof(d->applied[dir]), "%s", text);
-				logd(LOG_INFO, d, "changed %s (%s)", text, where);
+				logd(LOG_INFO, d, "replaced %s (%s)", text, where);
 			}
 		}
 	}

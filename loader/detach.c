@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 #include "common.h"
 
-static int detach_dir(const char *final)
+int sj_detach_dir(const char *final)
 {
 	char path[SJ_PATH_MAX], dir[SJ_PATH_MAX];
 	struct sj_meta meta;
@@ -64,5 +64,5 @@ int cmd_detach(int argc, char **argv)
 		return 0;	/* a known device, not attached: nothing to do */
 	if (err)
 		return sj_link_get(argv[0], &(struct sj_link){});
-	return detach_dir(pins.dir);
+	return sj_detach_dir(pins.dir);
 }

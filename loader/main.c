@@ -32,6 +32,9 @@ static const struct command {
 	  "              [linklayer ethernet|atm|ptm] [target TIME] [interval TIME]\n"
 	  "              [ce_threshold TIME|off] [ecn|noecn] [fair|nofair]\n"
 	  "              [quantum SIZE] [sparse_class CLASSID|auto|off] [-n NETNS]" },
+	{ "replace", cmd_replace,
+	  "replace DEV [egress|ingress] ... (attach's options: attached as attach\n"
+	  "              would make it, in place where mode, hook and flows allow)" },
 	{ "detach", cmd_detach, "detach DEV [egress|ingress] [-n NETNS]" },
 	{ "show", cmd_show, "show [DEV] [-s] [-j] [-n NETNS]" },
 	{ "hist", cmd_hist,

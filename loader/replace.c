@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * replace: tc's meaning.  The attachment ends up exactly as `attach` with
+ * the same words would make it, options not given at their defaults
+ * (where `change` keeps what is set).  Not attached: attach.  Attached in
+ * the same mode, hook and flow table size: the settings are rewritten in
+ * place, so no packet meets a device without sojourn.  Otherwise (rate to
+ * real-queue, tc to xdp, another table size): detach, then attach.
+ *
+ * The daemon and the CNI plugin use it, so that neither has to know how
+ * attachments are pinned to choose between attach and change.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "common.h"
+#include "tune.h"
+
+/* The hook attach would pick for this request is the one the attachment
+ * has: XDP or not as attach decides it, and tcx or clsact where asked for
+ * by name (tc and the default take either: clsact where tcx is missing) */
+static bool hook_fits(const struct sj_tune *tune, const struct sj_link *link,
+		      __u32 hook)
+{
+	if (sj_wants_xdp(tune, link) != (hook == SJ_HOOK_XDP))
+		return false;
+	if (tune->hook == SJ_HOOK_REQ_TCX)
+		return hook == SJ_HOOK_TCX;
+	if (tune->hook == SJ_HOOK_REQ_CLSACT)
+		return hook == SJ_HOOK_CLSACT;
+	return true;
+}
+
+/* entries of the attachment's flow table, 0 when it cannot be read */
+static __u32 flows_of(const struct sj_pins *pins)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[SJ_PATH_MAX];
+	int fd;
+
+	if (sj_pin_path(path, pins->dir, "flows") || (fd = bpf_obj_get(path)) < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.max_entries = 0;
+	close(fd);
+	return info.max_entries;
+}
+
+int cmd_replace(int argc, char **argv)
+{
+	struct sj_settings set;
+	struct sj_tune tune;
+	struct sj_link link;
+	struct sj_pins pins;
+	struct sj_meta meta;
+	__u64 cookie;
+	int fd, err, n;
+
+	if (argc < 1)
+		return sj_err("replace needs a device: sojourn replace DEV [ingress|egress] [options]");
+	sj_tune_defaults(&tune);
+	n = 1 + sj_dir_arg(argc - 1, argv + 1, &tune.dir);
+	/* the whole request is checked before anything is touched */
+	if (sj_tune_parse(&tune, argc - n, argv + n, true) || sj_tune_check(&tune))
+		return -1;
+	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins) || sj_pins_lock())
+		return -1;
+	if (!sj_pins_exist(&pins))
+		return cmd_attach(argc, argv);
+	if (sj_meta_read(pins.dir, &meta))
+		return sj_err("cannot read what %s %s is attached as", link.name,
+			      sj_dir_name(tune.dir));
+	if (meta.mode != tune.mode || !hook_fits(&tune, &link, meta.hook) ||
+	    flows_of(&pins) != tune.flows) {
+		/* the lock is held throughout: no one attaches in between */
+		if (sj_detach_dir(pins.dir))
+			return -1;
+		return cmd_attach(argc, argv);
+	}
+	fd = sj_settings_open(&pins, &set);
+	if (fd < 0)
+		return -1;
+	err = sj_settings_write(&link, fd, &tune, &set);
+	close(fd);
+	return err;
+}
