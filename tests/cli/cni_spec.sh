@@ -19,10 +19,11 @@
 #     unrelated device here) gets the prevResult's host veth; without
 #     interfaces in prevResult that pod is refused, not shaped on the
 #     unrelated device;
+#   - DEL undoes a record an older plugin wrote (the host name alone);
 #   - GC keeps the attachments of valid-attachments, removes those of the
-#     network's other pods, leaves an attachment made by hand and another
-#     network's pod alone, clears pins whose device is gone, and a DEL
-#     after it still succeeds.
+#     network's other pods, leaves an attachment made by hand, another
+#     network's pod and an older plugin's record (no network in it) alone,
+#     clears pins whose device is gone, and a DEL after it still succeeds.
 # ADD/CHECK of the error rules and the host-interface rules run a stub in
 # place of sojourn that logs its arguments; STATUS and GC run the real one.
 # Nothing moves traffic: no timing lock.  Exit 0 pass, 77 skip, 1 fail.
@@ -215,7 +216,13 @@ is "GC without valid-attachments -> 7" "$(code)" 7
 		plugin CNI_COMMAND=ADD $(attach_env "$ID-a" "$POD_A")
 	is "no interfaces: the veth's peer, as before" \
 		"$(awk '$1 == "attach" {print $2}' "$WORK/stub.log" | sort -u | tr '\n' ' ')" "$HOST_A "
+	# a record an older plugin wrote (the host name alone) is still undone
 	rm -f "$STATE/$ID"-*	# the stub attached nothing
+	echo "$HOST_A" >"$STATE/$ID-old-eth0"
+	: >"$WORK/stub.log"
+	conf 1.1.0 | plugin CNI_COMMAND=DEL $(attach_env "$ID-old" "$POD_A")
+	is "DEL of an older plugin's record" \
+		"$RC $(grep -c "^detach $HOST_A " "$WORK/stub.log") $([ -e "$STATE/$ID-old-eth0" ] && echo kept)" "0 2 "
 	pod_del "$POD_A" "$HOST_A"; pod_del "$POD_O" "$HOST_X"
 	ip netns del "$POD_Z"; ip netns del "$POD_X"
 }
@@ -239,6 +246,7 @@ is "GC without valid-attachments -> 7" "$(code)" 7
 	C_IDX=$(cat "/sys/class/net/$HOST_C/ifindex")
 	C_PINS=$("$SOJOURN" show "$HOST_C" -j | jq -r '.[].pin')
 	pod_del "$POD_C" "$HOST_C"
+	echo "$HOST_D" >"$STATE/$ID-old-eth0"	# an older plugin's: no network
 
 	conf 1.1.0 ". + {\"cni.dev/valid-attachments\": [
 		{containerID: \"$ID-A\", ifname: \"eth0\"},
@@ -250,6 +258,7 @@ is "GC without valid-attachments -> 7" "$(code)" 7
 	is "GC removes another pod's attachments" "$("$SOJOURN" show "$HOST_B" -j | jq length)" 0
 	is "GC leaves another network's pod" "$("$SOJOURN" show "$HOST_O" -j | jq length)" 2
 	is "GC leaves an attachment made by hand" "$("$SOJOURN" show "$HOST_D" -j | jq length)" 1
+	is "GC leaves an older plugin's record" "$([ -e "$STATE/$ID-old-eth0" ] && echo kept)" kept
 	left=0
 	for pin in $C_PINS; do [ -e "$pin" ] && left=$((left + 1)); done
 	is "GC clears pins of a vanished device ($C_IDX)" "$left" 0
