@@ -210,15 +210,25 @@ static struct json_object *config_parse(bool lenient)
 	char *buf = read_stdin(&n);
 	const char *ver;
 
+	const char *why = "not a JSON object";
+	size_t end;
+
 	root = json_tokener_parse_ex(tok, buf, n);
-	if (root && json_tokener_get_parse_end(tok) < n &&
-	    buf[json_tokener_get_parse_end(tok) + strspn(buf + json_tokener_get_parse_end(tok), " \t\r\n")])
-		root = NULL;	/* trailing garbage */
+	end = json_tokener_get_parse_end(tok);
+	if (!root && json_tokener_get_error(tok) == json_tokener_continue)
+		why = n ? "the JSON ends before it is complete" : "empty";
+	else if (!root && n)
+		why = json_tokener_error_desc(json_tokener_get_error(tok));
+	else if (!root)
+		why = "empty";
+	else if (end < n && buf[end + strspn(buf + end, " \t\r\n")]) {
+		why = "data after the JSON object";
+		root = NULL;
+	}
 	if (!root || !json_object_is_type(root, json_type_object)) {
 		if (lenient)
 			return NULL;
-		die(ERR_DECODE, "network configuration on stdin is not a JSON object: %s",
-		    json_tokener_error_desc(json_tokener_get_error(tok)));
+		die(ERR_DECODE, "network configuration on stdin: %s", why);
 	}
 	json_tokener_free(tok);
 	free(buf);
