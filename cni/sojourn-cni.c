@@ -11,16 +11,15 @@
  *
  * It runs the sojourn command for the work, so the rules of attach (pin
  * lock, one attachment per direction) are the command's alone.
- * Commands per the CNI spec: ADD, DEL (idempotent), CHECK, VERSION.
+ * Commands per CNI spec 1.1: ADD, DEL (idempotent), CHECK, GC, STATUS,
+ * VERSION; errors are the spec's error object on stdout with its codes.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <net/if.h>
-#include <sched.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,26 +27,38 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <json-c/json.h>
-#include <libmnl/libmnl.h>
-#include <linux/if_link.h>
-#include <linux/rtnetlink.h>
+#include "cni.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
 #endif
 
-#define PIN_ROOT	"/sys/fs/bpf/sojourn"
-#define STATE_DIR	"/run/sojourn/cni"
-#define SUPPORTED	"[\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\"]"
+/* The versions whose configuration and result we read: 0.3.0 brought
+ * chaining (prevResult), older ones have none.  A later 1.x is read as
+ * 1.1.0 (the spec keeps a major version compatible both ways). */
+static const char *const supported[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0" };
+#define NEWEST "1.1.0"
 
-/* CNI error codes: 4 invalid config, 7 bad environment, 100+ ours */
-enum { ERR_ENV = 4, ERR_CONFIG = 7, ERR_IO = 100, ERR_CHECK = 101 };
+/* what errors and results carry: the request's version once it is known good */
+static const char *cni_version = NEWEST;
 
-static const char *cni_version = "1.0.0";
+static const char *code_text(int code)
+{
+	switch (code) {
+	case ERR_VERSION:	return "Incompatible CNI version";
+	case ERR_ENV:		return "Invalid necessary environment variables";
+	case ERR_IO:		return "I/O failure";
+	case ERR_DECODE:	return "Failed to decode content";
+	case ERR_CONFIG:	return "Invalid network config";
+	case ERR_UNAVAILABLE:	return "The plugin is not available";
+	case ERR_SOJOURN:	return "The sojourn command failed";
+	case ERR_CHECK:		return "The attachment is not as configured";
+	case ERR_NO_HOST:	return "No host veth found for the pod's interface";
+	}
+	return "Error";
+}
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int code, const char *fmt, ...)
+void fail(int code, const char *details, const char *fmt, ...)
 {
 	struct json_object *o = json_object_new_object();
 	char msg[1024];
@@ -59,18 +70,178 @@ die(int code, const char *fmt, ...)
 	json_object_object_add(o, "cniVersion", json_object_new_string(cni_version));
 	json_object_object_add(o, "code", json_object_new_int(code));
 	json_object_object_add(o, "msg", json_object_new_string(msg));
+	json_object_object_add(o, "details",
+			       json_object_new_string(details ? details : code_text(code)));
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	fprintf(stderr, "sojourn-cni: %s\n", msg);
 	exit(1);
 }
 
-struct conf {
-	struct json_object *root, *prev;
-	unsigned long long in_rate, eg_rate;	/* bits/s; 0: none */
-	const char *sojourn;
-	const char *extra[8];			/* target/interval/ecn, passed on */
-	int nextra;
-};
+/* ---- versions ---- */
+
+/* "MAJOR.MINOR.PATCH", digits only; false for anything else */
+static bool version_parse(const char *s, int v[3])
+{
+	const char *p = s;
+
+	for (int i = 0; i < 3; i++) {
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			return false;
+		errno = 0;
+		v[i] = strtol(p, &end, 10);
+		if (errno || v[i] < 0 || *end != (i < 2 ? '.' : '\0'))
+			return false;
+		p = end + (i < 2);
+	}
+	return true;
+}
+
+static bool version_supported(const char *s)
+{
+	int v[3];
+
+	if (!s || !version_parse(s, v))
+		return false;
+	if (v[0] == 1)
+		return true;
+	for (size_t i = 0; i < sizeof(supported) / sizeof(*supported); i++)
+		if (!strcmp(s, supported[i]))
+			return true;
+	return false;
+}
+
+/* s >= want; both already checked */
+static bool version_at_least(const char *s, const char *want)
+{
+	int a[3], b[3];
+
+	version_parse(s, a);
+	version_parse(want, b);
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b[i])
+			return a[i] > b[i];
+	return true;
+}
+
+/* ---- the request: environment and configuration ---- */
+
+/* Spec: a container ID starts alphanumeric, then alphanumerics, _ . - */
+static bool container_id_valid(const char *id)
+{
+	if (!isalnum((unsigned char)id[0]))
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+			return false;
+	return true;
+}
+
+/* What the kernel takes as an interface name */
+static bool ifname_valid(const char *n)
+{
+	if (!*n || strlen(n) >= IF_NAMESIZE || !strcmp(n, ".") || !strcmp(n, ".."))
+		return false;
+	for (const char *p = n; *p; p++)
+		if (*p == '/' || *p == ':' || isspace((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* The variables the spec makes each command require; all missing ones
+ * are named at once. */
+static void env_check(const char *cmd)
+{
+	static const struct { const char *var, *cmds; } required[] = {
+		{ "CNI_CONTAINERID",	" ADD CHECK DEL " },
+		{ "CNI_NETNS",		" ADD CHECK " },
+		{ "CNI_IFNAME",		" ADD CHECK DEL " },
+		{ "CNI_PATH",		" GC " },
+	};
+	char missing[128] = "", key[16];
+	const char *v;
+
+	snprintf(key, sizeof(key), " %s ", cmd);
+	for (size_t i = 0; i < sizeof(required) / sizeof(*required); i++) {
+		v = getenv(required[i].var);
+		if (strstr(required[i].cmds, key) && (!v || !*v))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+				 "%s%s", missing[0] ? "," : "", required[i].var);
+	}
+	if (missing[0])
+		die(ERR_ENV, "required environment variables missing for %s: %s", cmd, missing);
+	v = getenv("CNI_CONTAINERID");
+	if (v && *v && !container_id_valid(v))
+		die(ERR_ENV, "CNI_CONTAINERID \"%s\": must start with a letter or digit, then letters, digits, _ . -",
+		    v);
+	v = getenv("CNI_IFNAME");
+	if (v && *v && !ifname_valid(v))
+		die(ERR_ENV, "CNI_IFNAME \"%s\" is not an interface name", v);
+}
+
+static char *read_stdin(size_t *n)
+{
+	size_t cap = 1 << 16;
+	char *buf = malloc(cap);
+	size_t r;
+
+	*n = 0;
+	while (buf && (r = fread(buf + *n, 1, cap - 1 - *n, stdin)) > 0) {
+		*n += r;
+		if (*n + 1 == cap && !(buf = realloc(buf, cap *= 2)))
+			break;
+	}
+	if (!buf)
+		die(ERR_IO, "out of memory reading the network configuration");
+	if (ferror(stdin))
+		die(ERR_IO, "cannot read the network configuration on stdin: %s", strerror(errno));
+	buf[*n] = '\0';
+	return buf;
+}
+
+/* The configuration as JSON, its cniVersion checked; NULL only for VERSION's
+ * optional input (lenient = true). */
+static struct json_object *config_parse(bool lenient)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *root, *v;
+	size_t n;
+	char *buf = read_stdin(&n);
+	const char *ver;
+
+	const char *why = "not a JSON object";
+	size_t end;
+
+	root = json_tokener_parse_ex(tok, buf, n);
+	end = json_tokener_get_parse_end(tok);
+	if (!root && json_tokener_get_error(tok) == json_tokener_continue)
+		why = n ? "the JSON ends before it is complete" : "empty";
+	else if (!root && n)
+		why = json_tokener_error_desc(json_tokener_get_error(tok));
+	else if (!root)
+		why = "empty";
+	else if (end < n && buf[end + strspn(buf + end, " \t\r\n")]) {
+		why = "data after the JSON object";
+		root = NULL;
+	}
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		if (lenient)
+			return NULL;
+		die(ERR_DECODE, "network configuration on stdin: %s", why);
+	}
+	json_tokener_free(tok);
+	free(buf);
+	ver = json_object_object_get_ex(root, "cniVersion", &v) &&
+	      json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	if (version_supported(ver))
+		cni_version = ver;
+	else if (!lenient)
+		fail(ERR_VERSION, "supported: 0.3.0, 0.3.1, 0.4.0, 1.0.0, 1.1.0 (and later 1.x)",
+		     "cniVersion %s%s%s is not supported", ver ? "\"" : "", ver ? ver : "missing",
+		     ver ? "\"" : "");
+	return root;
+}
 
 static unsigned long long rate_of(struct json_object *o, const char *key)
 {
@@ -88,130 +259,96 @@ static unsigned long long rate_of(struct json_object *o, const char *key)
 	return r;
 }
 
-static void conf_read(struct conf *c)
+static void conf_read(struct conf *c, struct json_object *root)
 {
-	static char buf[1 << 20];
 	struct json_object *rc = NULL, *bw = NULL, *v;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, stdin);
 	static char tbuf[2][32];
 
-	buf[n] = '\0';
-	c->root = json_tokener_parse(buf);
-	if (!c->root || !json_object_is_type(c->root, json_type_object))
-		die(ERR_CONFIG, "network configuration on stdin is not a JSON object");
-	if (json_object_object_get_ex(c->root, "cniVersion", &v))
-		cni_version = json_object_get_string(v);
-	json_object_object_get_ex(c->root, "prevResult", &c->prev);
+	c->root = root;
+	if (!json_object_object_get_ex(root, "name", &v) ||
+	    !json_object_is_type(v, json_type_string) || !*json_object_get_string(v))
+		die(ERR_CONFIG, "the network configuration has no name");
+	c->name = json_object_get_string(v);
+	if (json_object_object_get_ex(root, "prevResult", &c->prev) &&
+	    !json_object_is_type(c->prev, json_type_object))
+		die(ERR_CONFIG, "prevResult is not an object");
 	/* runtimeConfig wins over the static keys, as with the bandwidth plugin */
-	if (json_object_object_get_ex(c->root, "runtimeConfig", &rc))
+	if (json_object_object_get_ex(root, "runtimeConfig", &rc))
 		json_object_object_get_ex(rc, "bandwidth", &bw);
 	c->in_rate = rate_of(bw, "ingressRate");
 	c->eg_rate = rate_of(bw, "egressRate");
 	if (!c->in_rate)
-		c->in_rate = rate_of(c->root, "ingressRate");
+		c->in_rate = rate_of(root, "ingressRate");
 	if (!c->eg_rate)
-		c->eg_rate = rate_of(c->root, "egressRate");
+		c->eg_rate = rate_of(root, "egressRate");
 	c->sojourn = "/usr/sbin/sojourn";
-	if (json_object_object_get_ex(c->root, "sojourn", &v))
+	if (json_object_object_get_ex(root, "sojourn", &v))
 		c->sojourn = json_object_get_string(v);
 	for (int i = 0; i < 2; i++) {
 		const char *key = i ? "interval" : "target";
 
-		if (!json_object_object_get_ex(c->root, key, &v))
+		if (!json_object_object_get_ex(root, key, &v))
 			continue;
 		snprintf(tbuf[i], sizeof(tbuf[i]), "%s", json_object_get_string(v));
 		c->extra[c->nextra++] = key;
 		c->extra[c->nextra++] = tbuf[i];
 	}
-	if (json_object_object_get_ex(c->root, "ecn", &v))
+	if (json_object_object_get_ex(root, "ecn", &v))
 		c->extra[c->nextra++] = json_object_get_boolean(v) ? "ecn" : "noecn";
 }
 
-/* ---- the host side of the pod's veth ---- */
+/* ---- running sojourn ---- */
 
-struct peer {
-	int ifindex;
-	int link;		/* IFLA_LINK: the peer's ifindex */
-};
-
-static int link_attr(const struct nlattr *a, void *data)
+/* for an error message: the lines of out joined, "sojourn: " left out */
+char *oneline(char *out)
 {
-	struct peer *p = data;
+	char *s;
 
-	if (mnl_attr_get_type(a) == IFLA_LINK)
-		p->link = mnl_attr_get_u32(a);
-	return MNL_CB_OK;
+	while ((s = strstr(out, "sojourn: ")))
+		memmove(s, s + 9, strlen(s + 9) + 1);
+	while ((s = strchr(out, '\n')))
+		*s = s[1] ? ';' : '\0';
+	return out;
 }
 
-static int link_cb(const struct nlmsghdr *nlh, void *data)
+/* Runs sojourn; what it printed, both streams, in out (the start of it:
+ * the rest is read and dropped, so a long answer cannot block it). */
+int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 {
-	struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
-	struct peer *p = data;
+	const char *argv[32];
+	int p[2], n = 0, status;
+	char sink[4096];
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
 
-	p->ifindex = ifm->ifi_index;
-	mnl_attr_parse(nlh, sizeof(*ifm), link_attr, p);
-	return MNL_CB_OK;
-}
-
-static int peer_of(const char *ifname, struct peer *p)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifinfomsg *ifm;
-	int ret = -1;
-
-	memset(p, 0, sizeof(*p));
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		goto out;
-	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = 1;
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		goto out;
-	ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (ret > 0)
-		ret = mnl_cb_run(buf, ret, 1, mnl_socket_get_portid(nl), link_cb, p);
-	ret = ret < 0 ? -1 : 0;
-out:
-	if (nl)
-		mnl_socket_close(nl);
-	return ret;
-}
-
-/* Enters the pod's namespace, asks its interface for its peer, comes back.
- * -1 when the namespace or the interface is gone. */
-static int host_veth(const char *netns, const char *ifname, char *host,
-		     int *host_ifindex)
-{
-	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), fd, err;
-	struct peer p;
-
-	if (self < 0)
-		die(ERR_IO, "cannot open our namespace: %s", strerror(errno));
-	fd = netns && *netns ? open(netns, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0) {
-		close(self);
-		return -1;
+	argv[n++] = c->sojourn;
+	while (*args && n < 30)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	if (pipe2(p, O_CLOEXEC))
+		die(ERR_IO, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die(ERR_IO, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execv(c->sojourn, (char **)argv);
+		fprintf(stderr, "cannot run %s: %s\n", c->sojourn, strerror(errno));
+		_exit(127);
 	}
-	err = setns(fd, CLONE_NEWNET);
-	close(fd);
-	if (err)
-		die(ERR_IO, "cannot enter %s: %s", netns, strerror(errno));
-	err = peer_of(ifname, &p);
-	if (setns(self, CLONE_NEWNET))
-		die(ERR_IO, "cannot come back from %s: %s", netns, strerror(errno));
-	close(self);
-	if (err || !p.ifindex)
-		return -1;
-	if (!p.link || p.link == p.ifindex || !if_indextoname(p.link, host))
-		die(ERR_CHECK, "%s in %s is not one end of a veth pair whose other end is here",
-		    ifname, netns);
-	*host_ifindex = p.link;
-	return 0;
+	close(p[1]);
+	while ((r = got + 1 < len ? read(p[0], out + got, len - 1 - got)
+				  : read(p[0], sink, sizeof(sink))) > 0 ||
+	       (r < 0 && errno == EINTR))
+		if (r > 0 && got + 1 < len)
+			got += r;
+	out[got] = '\0';
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 static unsigned long long netns_cookie(void)
@@ -235,54 +372,6 @@ static int pinned(int ifindex, const char *dir)
 	snprintf(path, sizeof(path), "%s/%llu-%d-%s", PIN_ROOT, netns_cookie(),
 		 ifindex, dir);
 	return stat(path, &st) == 0;
-}
-
-/* ---- running sojourn ---- */
-
-/* for an error message: the lines of out joined, "sojourn: " left out */
-static char *oneline(char *out)
-{
-	char *s;
-
-	while ((s = strstr(out, "sojourn: ")))
-		memmove(s, s + 9, strlen(s + 9) + 1);
-	while ((s = strchr(out, '\n')))
-		*s = s[1] ? ';' : '\0';
-	return out;
-}
-
-/* Runs sojourn; what it printed, both streams, in out. */
-static int sojourn(const struct conf *c, char *out, size_t len, const char **args)
-{
-	const char *argv[32];
-	int p[2], n = 0, status;
-	size_t got = 0;
-	ssize_t r;
-	pid_t pid;
-
-	argv[n++] = c->sojourn;
-	while (*args && n < 30)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	if (pipe2(p, O_CLOEXEC))
-		die(ERR_IO, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die(ERR_IO, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execv(c->sojourn, (char **)argv);
-		fprintf(stderr, "cannot run %s: %s\n", c->sojourn, strerror(errno));
-		_exit(127);
-	}
-	close(p[1]);
-	while (got + 1 < len && (r = read(p[0], out + got, len - 1 - got)) > 0)
-		got += r;
-	out[got] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 static int put_rate(const struct conf *c, const char *host, int ifindex,
@@ -312,31 +401,12 @@ static void take_off(const struct conf *c, const char *host, const char *dir,
 	char out[512];
 
 	if (sojourn(c, out, sizeof(out), args) && must)
-		die(ERR_IO, "detach %s %s: %s", host, dir, oneline(out));
+		die(ERR_SOJOURN, "detach %s %s: %s", host, dir, oneline(out));
 }
 
-/* DEL may come after the namespace is gone: the name is kept until then */
-static void state_path(char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s-%s", STATE_DIR, getenv("CNI_CONTAINERID"),
-		 getenv("CNI_IFNAME"));
-}
+/* ---- the commands ---- */
 
-static void state_save(const char *host)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	mkdir("/run/sojourn", 0755);
-	mkdir(STATE_DIR, 0755);
-	state_path(path, sizeof(path));
-	f = fopen(path, "we");
-	if (f) {
-		fprintf(f, "%s\n", host);
-		fclose(f);
-	}
-}
-
+/* The result is prevResult as it came, only cniVersion set to ours */
 static void print_result(const struct conf *c)
 {
 	struct json_object *res = c->prev ? c->prev : json_object_new_object();
@@ -345,56 +415,66 @@ static void print_result(const struct conf *c)
 	printf("%s\n", json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN));
 }
 
-static void cmd_add(const struct conf *c, const char *netns, const char *ifname)
+static void cmd_add(const struct conf *c, const char *netns, const char *ifname,
+		    const char *id)
 {
-	char host[IF_NAMESIZE], err[1024];
-	int ifindex;
+	struct state st = { .egress = c->in_rate, .ingress = c->eg_rate };
+	char err[1024];
 
 	if (!c->prev)
 		die(ERR_CONFIG, "no prevResult: sojourn-cni runs chained after the main plugin");
 	if (c->in_rate || c->eg_rate) {
-		if (host_veth(netns, ifname, host, &ifindex))
-			die(ERR_IO, "cannot find %s in %s", ifname, netns);
-		state_save(host);
+		if (host_veth(c, netns, ifname, st.host, &st.ifindex))
+			die(ERR_NO_HOST, "cannot find %s in %s", ifname, netns);
+		snprintf(st.network, sizeof(st.network), "%s", c->name);
+		/* recorded first: a DEL after a killed ADD still finds it */
+		state_save(id, ifname, &st);
 		if (c->in_rate &&
-		    put_rate(c, host, ifindex, "egress", c->in_rate, err, sizeof(err)))
-			die(ERR_IO, "%s egress: %s", host, oneline(err));
+		    put_rate(c, st.host, st.ifindex, "egress", c->in_rate, err, sizeof(err)))
+			die(ERR_SOJOURN, "%s egress: %s", st.host, oneline(err));
 		if (c->eg_rate &&
-		    put_rate(c, host, ifindex, "ingress", c->eg_rate, err, sizeof(err))) {
+		    put_rate(c, st.host, st.ifindex, "ingress", c->eg_rate, err, sizeof(err))) {
 			if (c->in_rate)
-				take_off(c, host, "egress", false);
-			die(ERR_IO, "%s ingress: %s", host, oneline(err));
+				take_off(c, st.host, "egress", false);
+			die(ERR_SOJOURN, "%s ingress: %s", st.host, oneline(err));
 		}
 	}
 	print_result(c);
 }
 
-static void cmd_del(const struct conf *c, const char *netns, const char *ifname)
+/* DEL undoes what ADD recorded, and nothing else: no record, nothing of
+ * ours to take off (ADD records before it attaches). */
+static void cmd_del(const struct conf *c, const char *netns, const char *ifname,
+		    const char *id)
 {
-	char host[IF_NAMESIZE] = "", path[PATH_MAX];
-	bool there = true;
+	char err[1024];
+	struct state st;
 	int ifindex;
-	FILE *f;
 
-	state_path(path, sizeof(path));
-	if (host_veth(netns, ifname, host, &ifindex)) {
-		there = false;
-		/* the pod is gone: its veth with it; the pins by the name it had */
-		f = fopen(path, "re");
-		if (f) {
-			if (!fgets(host, sizeof(host), f))
-				host[0] = '\0';
-			host[strcspn(host, "\n")] = '\0';
-			fclose(f);
+	if (state_load(id, ifname, &st))
+		return;
+	if (!st.ifindex) {
+		/* an older plugin's record, the name alone: both directions,
+		 * on the pod's veth if the pod is there, else by that name
+		 * unless another device has it now */
+		char host[IF_NAMESIZE];
+
+		if (!host_veth(c, netns, ifname, host, &ifindex)) {
+			take_off(c, host, "egress", true);
+			take_off(c, host, "ingress", true);
+		} else if (st.host[0] && !if_nametoindex(st.host)) {
+			take_off(c, st.host, "egress", false);
+			take_off(c, st.host, "ingress", false);
 		}
-		if (host[0] && if_nametoindex(host))
-			host[0] = '\0';	/* the name is someone else's now */
+	} else {
+		int r = undo(c, &st, true, err, sizeof(err));
+
+		if (r < 0)
+			fail(ERR_SOJOURN, NULL, "%s", err);
+		if (r == 1)	/* the pod and its veth are gone: their pins */
+			sweep_dead_pins(c, err, sizeof(err));
 	}
-	if (host[0]) {
-		take_off(c, host, "egress", there);
-		take_off(c, host, "ingress", there);
-	}
-	unlink(path);
+	state_drop(id, ifname);
 }
 
 static void check_dir(const struct conf *c, const char *host, const char *dir,
@@ -433,34 +513,62 @@ static void cmd_check(const struct conf *c, const char *netns, const char *ifnam
 
 	if (!c->prev)
 		die(ERR_CONFIG, "no prevResult to check");
-	if (host_veth(netns, ifname, host, &ifindex))
+	if (host_veth(c, netns, ifname, host, &ifindex))
 		die(ERR_CHECK, "cannot find %s in %s", ifname, netns);
 	check_dir(c, host, "egress", c->in_rate);
 	check_dir(c, host, "ingress", c->eg_rate);
+}
+
+/* VERSION: its input (a cniVersion) is optional; echoed when we speak it */
+static void cmd_version(void)
+{
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+
+	if (!isatty(0))
+		config_parse(true);
+	for (size_t i = 0; i < sizeof(supported) / sizeof(*supported); i++)
+		json_object_array_add(list, json_object_new_string(supported[i]));
+	json_object_object_add(o, "cniVersion", json_object_new_string(cni_version));
+	json_object_object_add(o, "supportedVersions", list);
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 }
 
 int main(void)
 {
 	const char *cmd = getenv("CNI_COMMAND"), *netns = getenv("CNI_NETNS");
 	const char *ifname = getenv("CNI_IFNAME"), *id = getenv("CNI_CONTAINERID");
+	static const char *const commands[] = { "ADD", "DEL", "CHECK", "GC", "STATUS" };
 	struct conf c = {};
+	size_t i;
 
-	if (!cmd)
+	if (!cmd || !*cmd)
 		die(ERR_ENV, "CNI_COMMAND is not set: run by a container runtime");
 	if (!strcmp(cmd, "VERSION")) {
-		printf("{\"cniVersion\":\"1.0.0\",\"supportedVersions\":%s}\n", SUPPORTED);
+		cmd_version();
 		return 0;
 	}
-	if (!ifname || !*ifname || !id || !*id || strchr(id, '/') || strchr(ifname, '/'))
-		die(ERR_ENV, "CNI_IFNAME and CNI_CONTAINERID must be set");
-	conf_read(&c);
+	for (i = 0; i < sizeof(commands) / sizeof(*commands) && strcmp(cmd, commands[i]); i++)
+		;
+	if (i == sizeof(commands) / sizeof(*commands))
+		die(ERR_ENV, "CNI_COMMAND %s is none of ADD, DEL, CHECK, GC, STATUS, VERSION", cmd);
+	env_check(cmd);
+	conf_read(&c, config_parse(false));
+	/* what each command's first spec version allows, as libcni's skel does */
+	if (!strcmp(cmd, "CHECK") && !version_at_least(cni_version, "0.4.0"))
+		die(ERR_VERSION, "CHECK needs cniVersion 0.4.0 or later, not %s", cni_version);
+	if ((!strcmp(cmd, "GC") || !strcmp(cmd, "STATUS")) &&
+	    !version_at_least(cni_version, "1.1.0"))
+		die(ERR_VERSION, "%s needs cniVersion 1.1.0 or later, not %s", cmd, cni_version);
+
 	if (!strcmp(cmd, "ADD"))
-		cmd_add(&c, netns, ifname);
+		cmd_add(&c, netns, ifname, id);
 	else if (!strcmp(cmd, "DEL"))
-		cmd_del(&c, netns, ifname);
+		cmd_del(&c, netns, ifname, id);
 	else if (!strcmp(cmd, "CHECK"))
 		cmd_check(&c, netns, ifname);
+	else if (!strcmp(cmd, "GC"))
+		cmd_gc(&c);
 	else
-		die(ERR_ENV, "unknown CNI_COMMAND %s", cmd);
+		cmd_status(&c);
 	return 0;
 }
