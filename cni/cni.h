@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-#define PIN_ROOT	"/sys/fs/bpf/sojourn"
 #define STATE_DIR	"/run/sojourn/cni"
 
 /* CNI spec 1.1's error codes (0-99 reserved), then ours (100+) */

@@ -29,10 +29,6 @@
 #include <sys/wait.h>
 #include "cni.h"
 
-#ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE 71
-#endif
-
 /* The versions whose configuration and result we read: 0.3.0 brought
  * chaining (prevResult), older ones have none.  A later 1.x is read as
  * 1.1.0 (the spec keeps a major version compatible both ways). */
@@ -351,30 +347,7 @@ int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-static unsigned long long netns_cookie(void)
-{
-	unsigned long long c = 0;
-	socklen_t len = sizeof(c);
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd >= 0) {
-		getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &len);
-		close(fd);
-	}
-	return c;
-}
-
-static int pinned(int ifindex, const char *dir)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%llu-%d-%s", PIN_ROOT, netns_cookie(),
-		 ifindex, dir);
-	return stat(path, &st) == 0;
-}
-
-static int put_rate(const struct conf *c, const char *host, int ifindex,
+static int put_rate(const struct conf *c, const char *host,
 		    const char *dir, unsigned long long bits, char *err, size_t len)
 {
 	const char *args[24];
@@ -382,7 +355,9 @@ static int put_rate(const struct conf *c, const char *host, int ifindex,
 	int n = 0, i;
 
 	snprintf(rate, sizeof(rate), "%llubit", bits);
-	args[n++] = pinned(ifindex, dir) ? "change" : "attach";
+	/* replace: attach, or retune in place; the command knows how
+	 * attachments are kept, the plugin does not */
+	args[n++] = "replace";
 	args[n++] = host;
 	args[n++] = dir;
 	args[n++] = "rate";
@@ -430,10 +405,10 @@ static void cmd_add(const struct conf *c, const char *netns, const char *ifname,
 		/* recorded first: a DEL after a killed ADD still finds it */
 		state_save(id, ifname, &st);
 		if (c->in_rate &&
-		    put_rate(c, st.host, st.ifindex, "egress", c->in_rate, err, sizeof(err)))
+		    put_rate(c, st.host, "egress", c->in_rate, err, sizeof(err)))
 			die(ERR_SOJOURN, "%s egress: %s", st.host, oneline(err));
 		if (c->eg_rate &&
-		    put_rate(c, st.host, st.ifindex, "ingress", c->eg_rate, err, sizeof(err))) {
+		    put_rate(c, st.host, "ingress", c->eg_rate, err, sizeof(err))) {
 			if (c->in_rate)
 				take_off(c, st.host, "egress", false);
 			die(ERR_SOJOURN, "%s ingress: %s", st.host, oneline(err));

@@ -205,17 +205,17 @@ is "GC without valid-attachments -> 7" "$(code)" 7
 		plugin CNI_COMMAND=ADD $(attach_env "$ID-z" "$POD_Z")
 	[ "$RC" = 0 ] || log "ADD of pod Z: $OUT"
 	is "host veth from prevResult.interfaces" \
-		"$(awk '$1 == "attach" {print $2}' "$WORK/stub.log" | sort -u | tr '\n' ' ')" "$HOST_X "
+		"$(awk '$1 == "replace" {print $2}' "$WORK/stub.log" | sort -u | tr '\n' ' ')" "$HOST_X "
 	: >"$WORK/stub.log"
 	conf 1.1.0 '.prevResult = {cniVersion: "1.1.0"}' |
 		plugin CNI_COMMAND=ADD $(attach_env "$ID-y" "$POD_Z")
 	is "no interfaces, peer not here: refused" \
-		"$( [ "$RC" != 0 ] && echo refused || echo accepted) $(awk '$1 == "attach" {print $2}' "$WORK/stub.log" | sort -u | tr '\n' ' ')" "refused "
+		"$( [ "$RC" != 0 ] && echo refused || echo accepted) $(awk '$1 == "replace" {print $2}' "$WORK/stub.log" | sort -u | tr '\n' ' ')" "refused "
 	: >"$WORK/stub.log"
 	conf 1.1.0 '.prevResult = {cniVersion: "1.1.0"}' |
 		plugin CNI_COMMAND=ADD $(attach_env "$ID-a" "$POD_A")
 	is "no interfaces: the veth's peer, as before" \
-		"$(awk '$1 == "attach" {print $2}' "$WORK/stub.log" | sort -u | tr '\n' ' ')" "$HOST_A "
+		"$(awk '$1 == "replace" {print $2}' "$WORK/stub.log" | sort -u | tr '\n' ' ')" "$HOST_A "
 	# a record an older plugin wrote (the host name alone) is still undone
 	rm -f "$STATE/$ID"-*	# the stub attached nothing
 	echo "$HOST_A" >"$STATE/$ID-old-eth0"
