@@ -22,10 +22,13 @@ topo_require sojourn bpftool
 ID=$(( $$ % 10000000 ))
 R=veth${ID}r M=veth${ID}m NSP=sjrl$$
 WORK=$(mktemp -d "/tmp/sjreload.XXXXXX")
-DPID=
+DPID= CLIENT=
 
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	# the upload runs in our namespace: a failed run must not leave it
+	# (iperf3 spins when its server's namespace goes)
+	[ -n "$CLIENT" ] && kill "$CLIENT" 2>/dev/null
 	for d in "$R" "$M"; do
 		"$SOJOURN" detach "$d" >/dev/null 2>&1
 		"$SOJOURN" detach "$d" ingress >/dev/null 2>&1
@@ -114,13 +117,14 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 nice -n 10 iperf3 -c 198.18.90.2 -p 5301 -C cubic -t 14 >"$WORK/iperf.log" 2>&1 &
+CLIENT=$!
 sleep 2
 p1=$(packets)
 
 # reload: a new target, retuned in place
 conf 2ms
 kill -HUP "$DPID"
-wait_log "$R: changed" 2
+wait_log "$R: replaced" 2
 [ "$(targets "$R")" = "2000 2000" ] || die "after reload $R targets: $(targets "$R")"
 [ "$(link_ids)" = "$ids" ] || die "reload replaced the links: $ids -> $(link_ids)"
 [ "$(targets "$M")" = "7000" ] || die "reload touched $M: $(targets "$M")"
@@ -157,5 +161,6 @@ stop
 [ "$("$SOJOURN" show "$R" -j | jq length)" = 0 ] || die "$R still attached after --detach-on-exit"
 [ "$(targets "$M")" = "7000" ] || die "$M was touched by the daemon's stop"
 wait
+CLIENT=
 grep -q 'receiver' "$WORK/iperf.log" || die "iperf3 upload did not finish: $(tail -3 "$WORK/iperf.log")"
 echo "PASS: reload in place (links $ids), bad reload refused, restart adopted, stop detached ours only"
