@@ -107,7 +107,8 @@ writer=$!
 TOPO_BG="$TOPO_BG $writer"
 bad=0
 for i in $(seq 20); do
-	cp "$tf" "$WORK/read.prom"
+	# cp skips a file renamed over while it copies; cat reads the one it opened
+	cat "$tf" >"$WORK/read.prom"
 	"$PROMTOOL" check metrics <"$WORK/read.prom" >/dev/null 2>&1 || bad=$((bad + 1))
 	sleep 0.05
 done
