@@ -208,15 +208,24 @@ static void render_att_metric(FILE *f, const struct att_metric *m,
  * the information, one series per attachment whatever its traffic */
 static void render_info(FILE *f, const struct prom_att *a, int n)
 {
-	char labels[LABELS_LEN];
+	char labels[LABELS_LEN], pns[2 * sizeof(a->pod_namespace)];
+	char pod[2 * sizeof(a->pod_name)];
 	int i;
 
 	family(f, "sojourn_info", "gauge",
-	       "1 for each attachment; its mode (queue, rate, observe) and hook.");
+	       "1 for each attachment; its mode (queue, rate, observe), hook and pod.");
 	for (i = 0; i < n; i++) {
 		att_labels(labels, sizeof(labels), &a[i].meta);
-		fprintf(f, "sojourn_info{%s,mode=\"%s\",hook=\"%s\"} 1\n", labels,
+		fprintf(f, "sojourn_info{%s,mode=\"%s\",hook=\"%s\"", labels,
 			mode_name(a[i].meta.mode), hook_name(&a[i].meta));
+		/* the pod only on the info series: one join names it on any
+		 * other, and a pod's name never multiplies the counters */
+		if (a[i].pod_name[0]) {
+			prom_escape(pns, sizeof(pns), a[i].pod_namespace);
+			prom_escape(pod, sizeof(pod), a[i].pod_name);
+			fprintf(f, ",namespace=\"%s\",pod=\"%s\"", pns, pod);
+		}
+		fprintf(f, "} 1\n");
 	}
 }
 

@@ -286,6 +286,8 @@ static void test_render(void)
 	a[1].meta.mode = SJ_MODE_RATE;
 	a[1].set.rate_Bps = 2500000;
 	a[1].set.burst_bytes = 32768;
+	snprintf(a[1].pod_namespace, sizeof(a[1].pod_namespace), "default");
+	snprintf(a[1].pod_name, sizeof(a[1].pod_name), "web-0");
 	snprintf(a[2].meta.ifname, sizeof(a[2].meta.ifname), "eth1");
 	a[2].meta.hook = SJ_HOOK_CLSACT;
 	a[2].meta.mode = SJ_MODE_OBSERVE;
@@ -293,8 +295,8 @@ static void test_render(void)
 	text = render_atts(a, 3);
 	CHECK(strstr(text, "sojourn_info{device=\"eth0\",netns=\"4096\",direction=\"egress\",mode=\"queue\",hook=\"tcx\"} 1\n") != NULL,
 	      "info of the real queue\n%s", text);
-	CHECK(strstr(text, "sojourn_info{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",mode=\"rate\",hook=\"xdp-native\"} 1\n") != NULL,
-	      "info of the rate attachment, netns escaped");
+	CHECK(strstr(text, "sojourn_info{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",mode=\"rate\",hook=\"xdp-native\",namespace=\"default\",pod=\"web-0\"} 1\n") != NULL,
+	      "info of the rate attachment, netns escaped, its pod");
 	CHECK(strstr(text, "sojourn_info{device=\"eth1\",netns=\"0\",direction=\"egress\",mode=\"observe\",hook=\"clsact\"} 1\n") != NULL,
 	      "info of the observe attachment");
 	CHECK(count_prefix(text, "sojourn_info{") == 3, "one info per attachment");
