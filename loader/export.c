@@ -3,9 +3,11 @@
  * export: Prometheus text over HTTP (libmicrohttpd: a small, long-lived
  * HTTP server library in Debian, so we parse no HTTP ourselves), or a
  * node_exporter textfile written atomically (temporary file in the same
- * folder, fsync, rename).  Each scrape reads the pins afresh; per-flow
- * series exist only for the --flows N flows with the most queueing time,
- * so label cardinality stays bounded however many flows there are.
+ * folder, fsync, rename).  Each scrape reads the pins afresh.  By default
+ * there are no per-flow series: a node's series are a fixed set per
+ * attachment, however many flows come and go (each would be a new series
+ * in Prometheus, kept for its retention).  --flows N asks for the N flows
+ * of each attachment with the most queueing time, a bounded number.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,7 +28,7 @@
 #include "units.h"
 
 #define EXPORT_USAGE "usage: sojourn export --listen ADDR:PORT [--allow-remote] | --textfile PATH [-i SECONDS] [--flows N] [-n NETNS]"
-#define EXPORT_FLOWS_DEFAULT	10
+#define EXPORT_FLOWS_DEFAULT	0
 #define EXPORT_FLOWS_MAX	1000
 
 struct export_ctx {
@@ -264,7 +266,7 @@ static int serve(struct export_ctx *c, const char *addr, bool allow_remote)
 	if (parse_listen(addr, &ss, &loopback))
 		return -1;
 	if (!loopback && !allow_remote)
-		return sj_err("%s is not a loopback address: metrics name every flow's addresses; add --allow-remote to listen there anyway", addr);
+		return sj_err("%s is not a loopback address: metrics name devices and namespaces (and with --flows, flow addresses); add --allow-remote to listen there anyway", addr);
 	/* before any thread exists, so that only sigwait sees them */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -288,7 +290,8 @@ static int serve(struct export_ctx *c, const char *addr, bool allow_remote)
 		return sj_err("cannot start the HTTP server on %s", addr);
 	}
 	if (!loopback)
-		sj_info("sojourn: warning: serving on %s, not loopback: anyone who reaches it can read flow addresses", addr);
+		sj_info("sojourn: warning: serving on %s, not loopback: anyone who reaches it can read the metrics%s",
+			addr, c->nflows ? ", flow addresses included" : "");
 	sj_info("sojourn: serving http://%s/metrics", addr);
 	wait_for_signal();
 	MHD_stop_daemon(d);
@@ -366,7 +369,7 @@ int cmd_export(int argc, char **argv)
 			textfile = v;
 		} else if (!strcmp(a, "--flows")) {
 			if (sj_parse_u32(v, &c.nflows) || c.nflows > EXPORT_FLOWS_MAX)
-				return sj_err("--flows takes 0..%d, not \"%s\"",
+				return sj_err("--flows takes 0..%d (per-flow series for that many flows of each attachment; default 0, none), not \"%s\"",
 					      EXPORT_FLOWS_MAX, v);
 		} else if (!strcmp(a, "-i")) {
 			if (obs_parse_seconds(v, &every_ns))

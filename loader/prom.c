@@ -4,6 +4,10 @@
  * together, so each family is one pass over all attachments.  Names
  * follow Prometheus's conventions: base units (seconds, bytes), counters
  * end in _total, histogram buckets are cumulative with inclusive `le`.
+ * An attachment's labels are device (node_exporter's name for the
+ * interface), netns and direction; what it is (mode, hook) is said once,
+ * in sojourn_info, to be joined on those labels, rather than added to
+ * every series.
  */
 #include <stdio.h>
 #include <string.h>
@@ -72,8 +76,35 @@ static void att_labels(char *buf, size_t len, const struct sj_meta *m)
 	snprintf(raw, sizeof(raw), "%.*s", (int)sizeof(m->ifname), m->ifname);
 	prom_escape(dev, sizeof(dev), raw);
 	prom_escape(ns, sizeof(ns), obs_netns_label(m, raw, sizeof(raw)));
-	snprintf(buf, len, "dev=\"%s\",netns=\"%s\",direction=\"%s\"", dev, ns,
+	snprintf(buf, len, "device=\"%s\",netns=\"%s\",direction=\"%s\"", dev, ns,
 		 m->direction == SJ_DIR_INGRESS ? "ingress" : "egress");
+}
+
+/* the words `show` uses for them (show.c keeps its own copy) */
+static const char *mode_name(__u32 mode)
+{
+	switch (mode) {
+	case SJ_MODE_QUEUE:
+		return "queue";
+	case SJ_MODE_RATE:
+		return "rate";
+	case SJ_MODE_OBSERVE:
+		return "observe";
+	}
+	return "unknown";
+}
+
+static const char *hook_name(const struct sj_meta *m)
+{
+	switch (m->hook) {
+	case SJ_HOOK_TCX:
+		return "tcx";
+	case SJ_HOOK_CLSACT:
+		return "clsact";
+	case SJ_HOOK_XDP:
+		return m->xdp_mode == SJ_XDP_MODE_NATIVE ? "xdp-native" : "xdp-generic";
+	}
+	return "unknown";
 }
 
 static void flow_labels(char *buf, size_t len, const struct sj_meta *m,
@@ -96,11 +127,18 @@ static void family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+#define MODE_BIT(m)	(1u << (m))
+#define ALL_MODES	(MODE_BIT(SJ_MODE_QUEUE) | MODE_BIT(SJ_MODE_RATE) | \
+			 MODE_BIT(SJ_MODE_OBSERVE))
+/* observe measures only: no law whose settings to give */
+#define LAW_MODES	(MODE_BIT(SJ_MODE_QUEUE) | MODE_BIT(SJ_MODE_RATE))
+
 /* one counter or gauge per attachment, from a field of struct prom_att */
 struct att_metric {
 	const char *name, *type, *help;
 	__u64 (*get)(const struct prom_att *a);
 	bool seconds;	/* the value is in ns, shown in seconds */
+	unsigned modes;	/* MODE_BIT()s of the attachments that have it */
 };
 
 static __u64 get_packets(const struct prom_att *a) { return a->st.packets; }
@@ -124,22 +162,26 @@ static __u64 get_noflow(const struct prom_att *a)
 }
 static __u64 get_target(const struct prom_att *a) { return a->set.target_ns; }
 static __u64 get_interval(const struct prom_att *a) { return a->set.interval_ns; }
+static __u64 get_rate(const struct prom_att *a) { return a->set.rate_Bps; }
+static __u64 get_burst(const struct prom_att *a) { return a->set.burst_bytes; }
 
 static const struct att_metric att_metrics[] = {
-	{ "sojourn_packets_total", "counter", "Packets seen by the sojourn program.", get_packets, false },
-	{ "sojourn_bytes_total", "counter", "Bytes seen by the sojourn program.", get_bytes, false },
-	{ "sojourn_drops_total", "counter", "CoDel signals carried out as drops.", get_drops, false },
-	{ "sojourn_drop_overlimit_total", "counter", "Packets dropped for exceeding a hard limit (rate mode horizon).", get_overlimit, false },
-	{ "sojourn_ecn_marks_total", "counter", "CoDel signals carried out as CE marks.", get_ecn, false },
-	{ "sojourn_ce_marks_total", "counter", "CE marks for sojourn above ce_threshold.", get_ce, false },
-	{ "sojourn_unmeasured_total", "counter", "Packets that left without a sojourn measurement.", get_unmeasured, false },
-	{ "sojourn_signals_total", "counter", "Signals earned by the flows' CoDel laws (real-queue mode).", get_signals, false },
-	{ "sojourn_signals_expired_total", "counter", "Signals not carried out within an interval.", get_expired, false },
-	{ "sojourn_noflow_packets_total", "counter", "Packets measured that were counted to no flow.", get_noflow, false },
-	{ "sojourn_flows", "gauge", "Live entries in the flow table.", get_flows, false },
-	{ "sojourn_flows_evicted_total", "counter", "Flows evicted from the flow table (created minus live).", get_evicted, false },
-	{ "sojourn_codel_target_seconds", "gauge", "CoDel target.", get_target, true },
-	{ "sojourn_codel_interval_seconds", "gauge", "CoDel interval.", get_interval, true },
+	{ "sojourn_packets_total", "counter", "Packets seen by the sojourn program.", get_packets, false, ALL_MODES },
+	{ "sojourn_bytes_total", "counter", "Bytes seen by the sojourn program.", get_bytes, false, ALL_MODES },
+	{ "sojourn_drops_total", "counter", "CoDel signals carried out as drops.", get_drops, false, ALL_MODES },
+	{ "sojourn_drop_overlimit_total", "counter", "Packets dropped for exceeding a hard limit (rate mode horizon).", get_overlimit, false, ALL_MODES },
+	{ "sojourn_ecn_marks_total", "counter", "CoDel signals carried out as CE marks.", get_ecn, false, ALL_MODES },
+	{ "sojourn_ce_marks_total", "counter", "CE marks for sojourn above ce_threshold.", get_ce, false, ALL_MODES },
+	{ "sojourn_unmeasured_total", "counter", "Packets that left without a sojourn measurement.", get_unmeasured, false, ALL_MODES },
+	{ "sojourn_signals_total", "counter", "Signals earned by the flows' CoDel laws (real-queue mode).", get_signals, false, ALL_MODES },
+	{ "sojourn_signals_expired_total", "counter", "Signals not carried out within an interval.", get_expired, false, ALL_MODES },
+	{ "sojourn_noflow_packets_total", "counter", "Packets measured that were counted to no flow.", get_noflow, false, ALL_MODES },
+	{ "sojourn_flows", "gauge", "Live entries in the flow table.", get_flows, false, ALL_MODES },
+	{ "sojourn_flows_evicted_total", "counter", "Flows evicted from the flow table (created minus live).", get_evicted, false, ALL_MODES },
+	{ "sojourn_codel_target_seconds", "gauge", "CoDel target.", get_target, true, LAW_MODES },
+	{ "sojourn_codel_interval_seconds", "gauge", "CoDel interval.", get_interval, true, LAW_MODES },
+	{ "sojourn_rate_bytes_per_second", "gauge", "Rate the virtual queue drains at (rate mode).", get_rate, false, MODE_BIT(SJ_MODE_RATE) },
+	{ "sojourn_burst_bytes", "gauge", "Credit an idle virtual queue may build up (rate mode).", get_burst, false, MODE_BIT(SJ_MODE_RATE) },
 };
 
 static void render_att_metric(FILE *f, const struct att_metric *m,
@@ -150,9 +192,7 @@ static void render_att_metric(FILE *f, const struct att_metric *m,
 
 	family(f, m->name, m->type, m->help);
 	for (i = 0; i < n; i++) {
-		/* observe measures only: no law whose settings to give */
-		if (a[i].meta.mode == SJ_MODE_OBSERVE &&
-		    !strncmp(m->name, "sojourn_codel_", 14))
+		if (a[i].meta.mode >= 32 || !(m->modes & MODE_BIT(a[i].meta.mode)))
 			continue;
 		att_labels(labels, sizeof(labels), &a[i].meta);
 		if (m->seconds) {
@@ -161,6 +201,31 @@ static void render_att_metric(FILE *f, const struct att_metric *m,
 		} else {
 			fprintf(f, "%s{%s} %llu\n", m->name, labels, m->get(&a[i]));
 		}
+	}
+}
+
+/* node_exporter's node_uname_info style: the value is 1, the labels are
+ * the information, one series per attachment whatever its traffic */
+static void render_info(FILE *f, const struct prom_att *a, int n)
+{
+	char labels[LABELS_LEN], pns[2 * sizeof(a->pod_namespace)];
+	char pod[2 * sizeof(a->pod_name)];
+	int i;
+
+	family(f, "sojourn_info", "gauge",
+	       "1 for each attachment; its mode (queue, rate, observe), hook and pod.");
+	for (i = 0; i < n; i++) {
+		att_labels(labels, sizeof(labels), &a[i].meta);
+		fprintf(f, "sojourn_info{%s,mode=\"%s\",hook=\"%s\"", labels,
+			mode_name(a[i].meta.mode), hook_name(&a[i].meta));
+		/* the pod only on the info series: one join names it on any
+		 * other, and a pod's name never multiplies the counters */
+		if (a[i].pod_name[0]) {
+			prom_escape(pns, sizeof(pns), a[i].pod_namespace);
+			prom_escape(pod, sizeof(pod), a[i].pod_name);
+			fprintf(f, ",namespace=\"%s\",pod=\"%s\"", pns, pod);
+		}
+		fprintf(f, "} 1\n");
 	}
 }
 
@@ -223,9 +288,13 @@ static void render_flows(FILE *f, const struct prom_att *a, int n)
 {
 	char labels[LABELS_LEN];
 	struct sj_hist h;
-	size_t j, m;
+	size_t j, m, total = 0;
 	int i;
 
+	for (i = 0; i < n; i++)
+		total += a[i].ntop;
+	if (!total)	/* export's default: no family that cannot have a series */
+		return;
 	family(f, "sojourn_flow_queue_delay_seconds", "histogram",
 	       "Sojourn of the flow's packets, for the flows with the most queueing time.");
 	for (i = 0; i < n; i++)
@@ -254,6 +323,7 @@ void prom_render(FILE *f, const struct prom_att *a, int n)
 	size_t m;
 	int i;
 
+	render_info(f, a, n);
 	family(f, "sojourn_queue_delay_seconds", "histogram",
 	       "Sojourn of the packets in the managed queue (real or virtual).");
 	for (i = 0; i < n; i++) {

@@ -24,6 +24,11 @@ struct prom_att {
 	__u64 live_flows;
 	struct obs_flow *top;	/* the flows with per-flow series */
 	size_t ntop;
+	/* The Kubernetes pod the CNI plugin attached for, "" when none is
+	 * known: labels namespace and pod of sojourn_info.  Nothing stores
+	 * them yet (see the README's metrics); export leaves them empty. */
+	char pod_namespace[64];	/* a DNS label: 63 characters at most */
+	char pod_name[254];	/* a DNS subdomain: 253 at most */
 };
 
 /* "0.000001" .. "16.777216", "+Inf": bucket b's le, in seconds */

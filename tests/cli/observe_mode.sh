@@ -168,12 +168,12 @@ same "hist -j: the device's histogram, a count" \
 t=$(sj top "$DQ" -j -i 0.1 -n "$NS" 2>"$WORK/err")
 same "top -j answers JSON" "$(jq -r 'type' <<<"$t" 2>/dev/null)" object
 if sj export --textfile "$WORK/m.prom" -n "$NS" 2>"$WORK/err" &&
-   grep -q "sojourn_queue_delay_seconds_count{dev=\"$DQ\"" "$WORK/m.prom"; then
+   grep -q "sojourn_queue_delay_seconds_count{device=\"$DQ\"" "$WORK/m.prom"; then
 	ok "export --textfile: a histogram for $DQ"
 else
 	bad "export --textfile: $(cat "$WORK/err") $(grep -c . "$WORK/m.prom" 2>/dev/null) lines"
 fi
-if grep -qE "^sojourn_codel_[a-z_]+\{dev=\"$DQ\"" "$WORK/m.prom"; then
+if grep -qE "^sojourn_codel_[a-z_]+\{device=\"$DQ\"" "$WORK/m.prom"; then
 	bad "export gives the law's settings or state of an observe attachment"
 else
 	ok "export: no sojourn_codel_* series for an observe attachment"

@@ -75,7 +75,7 @@ row "scrape median (ms)" "$(awk '{print $1 * 1000}' "$WORK/times" | median)" "" 
 check "slowest of 10 scrapes (ms)" \
 	"$(awk '$1 > m {m = $1} END {printf "%.1f", m * 1000}' "$WORK/times")" '<' 100
 last=$WORK/scrape.10
-flows=$(awk -v d="$DEV_RS" '$1 ~ "^sojourn_flows\\{dev=\"" d "\"" {print $2}' "$last")
+flows=$(awk -v d="$DEV_RS" '$1 ~ "^sojourn_flows\\{device=\"" d "\"" {print $2}' "$last")
 check "sojourn_flows during the scrapes" "$flows" '>=' "$NFLOWS"
 "$PROMTOOL" check metrics <"$last" >"$WORK/promtool.http" 2>&1
 rc=$?
@@ -85,8 +85,8 @@ check "per-flow series (--flows 5)" \
 	"$(grep -c '^sojourn_flow_packets_total{' "$last")" '==' 5
 check "device histogram +Inf = _count" \
 	"$(awk -v d="$DEV_RS" '
-		index($0, "sojourn_queue_delay_seconds_bucket{dev=\"" d "\"") == 1 && /le="\+Inf"/ {inf = $2}
-		index($0, "sojourn_queue_delay_seconds_count{dev=\"" d "\"") == 1 {cnt = $2}
+		index($0, "sojourn_queue_delay_seconds_bucket{device=\"" d "\"") == 1 && /le="\+Inf"/ {inf = $2}
+		index($0, "sojourn_queue_delay_seconds_count{device=\"" d "\"") == 1 {cnt = $2}
 		END {print (inf == cnt && cnt > 0) ? 0 : 1}' "$last")" '==' 0
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")
 is "other paths: 404" "$code" 404
@@ -107,7 +107,8 @@ writer=$!
 TOPO_BG="$TOPO_BG $writer"
 bad=0
 for i in $(seq 20); do
-	cp "$tf" "$WORK/read.prom"
+	# cp skips a file renamed over while it copies; cat reads the one it opened
+	cat "$tf" >"$WORK/read.prom"
 	"$PROMTOOL" check metrics <"$WORK/read.prom" >/dev/null 2>&1 || bad=$((bad + 1))
 	sleep 0.05
 done

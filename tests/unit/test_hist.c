@@ -3,7 +3,9 @@
  * The histogram law (include/hist.h) and its Prometheus rendering
  * (loader/prom.c): bucket edges against a reference written from the
  * definition, `le` inclusive as Prometheus has it, percentiles from
- * buckets, the merge of per-CPU copies, the per-flow 32-bit deltas.
+ * buckets, the merge of per-CPU copies, the per-flow 32-bit deltas; the
+ * exposition of made-up attachments (labels, sojourn_info, which mode has
+ * which series, per-flow series only for the flows export hands over).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +100,7 @@ static char *render_hist(const struct sj_hist *h)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	prom_hist(f, "t_seconds", "dev=\"x\"", h);
+	prom_hist(f, "t_seconds", "device=\"x\"", h);
 	fclose(f);
 	return buf;
 }
@@ -116,9 +118,9 @@ static void test_prometheus_le(void)
 	CHECK(prom_value(text, "0.000512") == 0, "below the bound: 0\n%s", text);
 	CHECK(prom_value(text, "0.001024") == 1, "on the bound: counted in le=0.001024\n%s", text);
 	CHECK(prom_value(text, "+Inf") == 1, "+Inf: 1");
-	CHECK(strstr(text, "t_seconds_sum{dev=\"x\"} 0.001024000\n") != NULL,
+	CHECK(strstr(text, "t_seconds_sum{device=\"x\"} 0.001024000\n") != NULL,
 	      "_sum in seconds\n%s", text);
-	CHECK(strstr(text, "t_seconds_count{dev=\"x\"} 1\n") != NULL, "_count");
+	CHECK(strstr(text, "t_seconds_count{device=\"x\"} 1\n") != NULL, "_count");
 	free(text);
 
 	/* one nanosecond more: the next bucket */
@@ -240,6 +242,93 @@ static void test_escape(void)
 	CHECK(!strcmp(buf, "a\\\"b\\\\c\\nd"), "escaped: %s", buf);
 }
 
+static char *render_atts(const struct prom_att *a, int n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	prom_render(f, a, n);
+	fclose(f);
+	return buf;
+}
+
+static int count_prefix(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = text;
+	int c = 0;
+
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, prefix, n))
+			c++;
+	return c;
+}
+
+static void test_render(void)
+{
+	struct obs_flow flow = {};
+	struct prom_att a[3];
+	char *text;
+
+	memset(a, 0, sizeof(a));
+	snprintf(a[0].meta.ifname, sizeof(a[0].meta.ifname), "eth0");
+	a[0].meta.netns_cookie = 4096;	/* no name: the cookie */
+	a[0].meta.hook = SJ_HOOK_TCX;
+	a[0].meta.mode = SJ_MODE_QUEUE;
+	a[0].set.target_ns = 5000000;
+	a[0].nq = 0;
+	snprintf(a[1].meta.ifname, sizeof(a[1].meta.ifname), "veth1");
+	snprintf(a[1].meta.netns, sizeof(a[1].meta.netns), "pod\"x");
+	a[1].meta.direction = SJ_DIR_INGRESS;
+	a[1].meta.hook = SJ_HOOK_XDP;
+	a[1].meta.xdp_mode = SJ_XDP_MODE_NATIVE;
+	a[1].meta.mode = SJ_MODE_RATE;
+	a[1].set.rate_Bps = 2500000;
+	a[1].set.burst_bytes = 32768;
+	snprintf(a[1].pod_namespace, sizeof(a[1].pod_namespace), "default");
+	snprintf(a[1].pod_name, sizeof(a[1].pod_name), "web-0");
+	snprintf(a[2].meta.ifname, sizeof(a[2].meta.ifname), "eth1");
+	a[2].meta.hook = SJ_HOOK_CLSACT;
+	a[2].meta.mode = SJ_MODE_OBSERVE;
+
+	text = render_atts(a, 3);
+	CHECK(strstr(text, "sojourn_info{device=\"eth0\",netns=\"4096\",direction=\"egress\",mode=\"queue\",hook=\"tcx\"} 1\n") != NULL,
+	      "info of the real queue\n%s", text);
+	CHECK(strstr(text, "sojourn_info{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",mode=\"rate\",hook=\"xdp-native\",namespace=\"default\",pod=\"web-0\"} 1\n") != NULL,
+	      "info of the rate attachment, netns escaped, its pod");
+	CHECK(strstr(text, "sojourn_info{device=\"eth1\",netns=\"0\",direction=\"egress\",mode=\"observe\",hook=\"clsact\"} 1\n") != NULL,
+	      "info of the observe attachment");
+	CHECK(count_prefix(text, "sojourn_info{") == 3, "one info per attachment");
+	CHECK(strstr(text, "dev=") == NULL, "no dev= label left");
+	CHECK(strstr(text, "sojourn_rate_bytes_per_second{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\"} 2500000\n") != NULL,
+	      "rate gauge");
+	CHECK(strstr(text, "sojourn_burst_bytes{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\"} 32768\n") != NULL,
+	      "burst gauge");
+	CHECK(count_prefix(text, "sojourn_rate_bytes_per_second{") == 1 &&
+	      count_prefix(text, "sojourn_burst_bytes{") == 1,
+	      "rate gauges for rate mode only");
+	CHECK(count_prefix(text, "sojourn_codel_target_seconds{") == 2 &&
+	      count_prefix(text, "sojourn_codel_target_seconds{device=\"eth1\"") == 0,
+	      "no law's settings for observe");
+	CHECK(strstr(text, "sojourn_flow_") == NULL,
+	      "no per-flow family without flows handed over");
+	free(text);
+
+	/* what export --flows 1 hands over for the real queue */
+	flow.key.proto = 17;
+	flow.val.packets = 7;
+	a[0].top = &flow;
+	a[0].ntop = 1;
+	text = render_atts(a, 3);
+	CHECK(count_prefix(text, "sojourn_flow_packets_total{device=\"eth0\"") == 1,
+	      "the flow's counter\n%s", text);
+	CHECK(count_prefix(text, "sojourn_flow_packets_total{") == 1, "that flow only");
+	CHECK(count_prefix(text, "sojourn_flow_queue_delay_seconds_count{") == 1,
+	      "the flow's histogram");
+	free(text);
+}
+
 int main(void)
 {
 	test_edges();
@@ -248,6 +337,7 @@ int main(void)
 	test_merge();
 	test_flow_delta();
 	test_escape();
+	test_render();
 	if (failures) {
 		printf("%d check(s) failed\n", failures);
 		return 1;
