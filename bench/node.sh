@@ -26,7 +26,7 @@
 #
 # Per-packet cost: kernel.bpf_stats_enabled=1 (restored after) while a fixed
 # UDP load (iperf3 --bidir, LOAD_RATE each way, 1000-byte datagrams,
-# LOAD_SECS) runs between pod 1 and a peer namespace on the same bridge
+# LOAD_SECS, COST_REPS times, the median kept) runs between pod 1 and a peer namespace on the same bridge
 # without sojourn; ns per run = sum of run_time_ns over sum of run_cnt of
 # the programs on pod 1's host veth.  Measured at 1 pod, at K pods, and at
 # 1 pod again after the others are deleted; the ratio is K pods over the
@@ -34,7 +34,7 @@
 #
 # Everything is removed on exit, Ctrl-C included.  Names carry our pid,
 # addresses are in 198.19.0.0/16 (inside 198.18.0.0/15).
-# Env: PODS MEM_BUDGET_MIB LOAD_RATE LOAD_SECS SOJOURN SOJOURN_CNI.
+# Env: PODS MEM_BUDGET_MIB LOAD_RATE LOAD_SECS COST_REPS SOJOURN SOJOURN_CNI.
 # Exit 0 when measured (targets met or not), 77 skip, 1 on failure.
 
 # shellcheck source=SCRIPTDIR/../tests/lib/topo.sh
@@ -43,7 +43,8 @@
 PODS=${PODS:-250}
 MEM_BUDGET_MIB=${MEM_BUDGET_MIB:-3072}
 LOAD_RATE=${LOAD_RATE:-50M}
-LOAD_SECS=${LOAD_SECS:-6}
+LOAD_SECS=${LOAD_SECS:-4}
+COST_REPS=${COST_REPS:-3}
 MIN_AVAILABLE_MIB=2048
 
 usage_error() { echo "bench-node: $*" >&2; exit 2; }
@@ -51,6 +52,7 @@ case $PODS in '' | *[!0-9]*) usage_error "PODS=$PODS is not a number" ;; esac
 if [ "$PODS" -lt 2 ] || [ "$PODS" -gt 1000 ]; then usage_error "PODS=$PODS: use 2..1000"; fi
 case $MEM_BUDGET_MIB in '' | *[!0-9]*) usage_error "MEM_BUDGET_MIB=$MEM_BUDGET_MIB is not a number" ;; esac
 case $LOAD_SECS in '' | *[!0-9]* | 0) usage_error "LOAD_SECS=$LOAD_SECS is not a positive number" ;; esac
+case $COST_REPS in '' | *[!0-9]* | 0) usage_error "COST_REPS=$COST_REPS is not a positive number" ;; esac
 [[ $LOAD_RATE =~ ^[0-9]+[KMG]?$ ]] || usage_error "LOAD_RATE=$LOAD_RATE is not an iperf3 rate (like 50M)"
 
 topo_require sojourn bpftool
@@ -120,15 +122,15 @@ sojourn_del() {	# POD: the runtime's DEL, best effort (used by cleanup too)
 }
 
 cleanup() {
-	local i h
+	local i h f d cookie
 	trap '' INT TERM	# a second Ctrl-C must not leave pods behind
 	[ -n "$IPERF_PID" ] && kill "$IPERF_PID" 2>/dev/null
 	[ -s "$WORK/iperf.pid" ] && kill "$(cat "$WORK/iperf.pid")" 2>/dev/null
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
-	[ "$ADDED" -gt 0 ] && log "cleaning up $ADDED pods"
+	[ "$ADDED" -gt 0 ] && [ "$DELETED_FROM" != 1 ] && log "cleaning up $ADDED pods"
 	for ((i = ADDED; i >= 1; i--)); do
 		if [ -z "$DELETED_FROM" ] || [ "$i" -lt "$DELETED_FROM" ]; then
-			sojourn_del "$ID-$i"
+			sojourn_del "$ID-$i" || log "cleanup: sojourn-cni DEL $ID-$i failed"
 		fi
 		# if the plugin failed, take sojourn off the veth directly
 		h=$(cat "$WORK/host.$ID-$i" 2>/dev/null)
@@ -146,6 +148,17 @@ cleanup() {
 		[ -e "$f" ] && ip netns del "${f##*/}"
 	done
 	ip link del "$BR" 2>/dev/null
+	# pins of our devices that DEL and detach did not take (their devices
+	# are gone now, so nothing else can own them)
+	cookie=$(cat "$WORK/cookie" 2>/dev/null)
+	for f in "$WORK"/ifindex.*; do
+		if [ -z "$cookie" ] || [ ! -e "$f" ]; then break; fi
+		for d in "$PIN_ROOT/$cookie-$(cat "$f")-"*; do
+			[ -e "$d" ] || continue
+			log "cleanup: removing leftover pins $d"
+			rm -rf "$d"
+		done
+	done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -200,36 +213,43 @@ measure() {
 m() { jq -r ".$2" "$WORK/m.$1"; }	# LABEL FIELD
 
 # cost_run LABEL POD: ns per run of the programs on POD's host veth under
-# a fixed UDP load both ways, into $WORK/cost.LABEL (JSON: t ns, n runs)
+# a fixed UDP load both ways, COST_REPS times; into $WORK/cost.LABEL
+# (JSON array of {t: ns, n: runs}, one per repetition)
 cost_run() {
-	local label=$1 pod=$2 ids ip
+	local label=$1 pod=$2 ids ip r
 	# shellcheck disable=SC2046
 	ids=$("$TCX" $(cat "$WORK/ifindex.$pod") | awk '{print $3}' | jq -s .)
 	[ "$ids" = "[]" ] && ids=$(m "$label" prog_ids)	# clsact: the pinned ones
 	ip=$(jq -r '.ips[0].address | split("/")[0]' "$WORK/bridge.$PEER.json")
-	ip netns exec "$PEER" iperf3 -s -1 -B "$ip" -D --pidfile "$WORK/iperf.pid" >/dev/null ||
-		die "iperf3 server"
-	sleep 0.3
-	sysctl -qw kernel.bpf_stats_enabled=1
-	bpftool prog show -j >"$WORK/stats0.json"
-	ip netns exec "$pod" iperf3 -c "$ip" -u -b "$LOAD_RATE" -l 1000 --bidir \
-		-t "$LOAD_SECS" -J >"$WORK/iperf.$label.json" 2>&1 || {
+	: >"$WORK/cost.$label.reps"
+	for ((r = 1; r <= COST_REPS; r++)); do
+		ip netns exec "$PEER" iperf3 -s -1 -B "$ip" -D --pidfile "$WORK/iperf.pid" >/dev/null ||
+			die "iperf3 server"
+		sleep 0.3
+		sysctl -qw kernel.bpf_stats_enabled=1
+		bpftool prog show -j >"$WORK/stats0.json"
+		ip netns exec "$pod" iperf3 -c "$ip" -u -b "$LOAD_RATE" -l 1000 --bidir \
+			-t "$LOAD_SECS" -J >"$WORK/iperf.$label.json" 2>&1 || {
+			sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
+			die "iperf3 load from $pod: $(tail -c 300 "$WORK/iperf.$label.json")"
+		}
+		bpftool prog show -j >"$WORK/stats1.json"
 		sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
-		die "iperf3 load from $pod: $(tail -c 300 "$WORK/iperf.$label.json")"
-	}
-	bpftool prog show -j >"$WORK/stats1.json"
-	sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
-	rm -f "$WORK/iperf.pid"
-	jq -n --argjson ids "$ids" --slurpfile a "$WORK/stats0.json" --slurpfile b "$WORK/stats1.json" '
-	def pick($s): [$s[] | select(.id as $i | $ids | index($i))] | map({(.id | tostring): .}) | add // {};
-	pick($a[0]) as $x | pick($b[0]) as $y |
-	[$ids[] | tostring | {t: (($y[.].run_time_ns // 0) - ($x[.].run_time_ns // 0)),
-			      n: (($y[.].run_cnt // 0) - ($x[.].run_cnt // 0))}] |
-	{t: (map(.t) | add // 0), n: (map(.n) | add // 0), progs: length}' >"$WORK/cost.$label" ||
-		die "cannot read bpftool's run time"
+		rm -f "$WORK/iperf.pid"
+		jq -n --argjson ids "$ids" --slurpfile a "$WORK/stats0.json" --slurpfile b "$WORK/stats1.json" '
+		def pick($s): [$s[] | select(.id as $i | $ids | index($i))] | map({(.id | tostring): .}) | add // {};
+		pick($a[0]) as $x | pick($b[0]) as $y |
+		[$ids[] | tostring | {t: (($y[.].run_time_ns // 0) - ($x[.].run_time_ns // 0)),
+				      n: (($y[.].run_cnt // 0) - ($x[.].run_cnt // 0))}] |
+		{t: (map(.t) | add // 0), n: (map(.n) | add // 0)}' >>"$WORK/cost.$label.reps" ||
+			die "cannot read bpftool's run time"
+	done
+	jq -s . "$WORK/cost.$label.reps" >"$WORK/cost.$label"
 }
-cost_ns() { jq -r 'if .n > 0 then .t / .n else 0 end' "$WORK/cost.$1"; }
-cost_runs() { jq -r .n "$WORK/cost.$1"; }
+# the median repetition's ns per run, every repetition's, all runs
+cost_ns() { jq -r '[.[] | select(.n > 0) | .t / .n] | sort | if length > 0 then .[(length - 1) / 2 | floor] else 0 end' "$WORK/cost.$1"; }
+cost_all() { jq -r '[.[] | if .n > 0 then .t / .n * 10 | round / 10 else 0 end] | join(", ")' "$WORK/cost.$1"; }
+cost_runs() { jq -r '[.[].n] | add' "$WORK/cost.$1"; }
 
 pct() {	# P FILE: the P-th percentile (nearest rank) of the numbers in FILE
 	sort -n "$2" | awk -v p="$1" '{v[NR] = $1} END {
@@ -392,7 +412,7 @@ echo "| target | measured | limit | verdict |"
 echo "|---|---|---|---|"
 echo "| kernel memory of all sojourn maps, $PODS pods x 2 | $(mib "$MEM_N") MiB ($MEM_NOTE) | <= 64 MiB | $(verdict "$MEM_N" $((64 * 1048576))) |"
 echo "| per attachment beyond flow entries (maps other than \`flows\`, added per pod / 2) | $(kib "$PER_ATT") KiB | <= 64 KiB | $(verdict "$PER_ATT" 65536) |"
-echo "| CNI ADD p50, last $TAIL ADDs (at $((K - TAIL))..$K pods) | $ADD50 ms | <= 20 ms | $(verdict "$ADD50" 20) |"
+echo "| CNI ADD p50, last $TAIL ADDs (pods $((K - TAIL + 1))..$K) | $ADD50 ms | <= 20 ms | $(verdict "$ADD50" 20) |"
 echo "| CNI ADD p99, last $TAIL ADDs | $ADD99 ms | <= 100 ms | $(verdict "$ADD99" 100) |"
 echo "| BPF programs at 1 pod / at $K pods | $(m one progs) / $(m many progs) | equal | $(verdict "$PROG_RATIO" 1) |"
 echo "| ns per packet on pod 1's veth, $K pods / 1 pod | $(ns "$COST_K") / $(ns "$COST_1A"), $(ns "$COST_1B") = ${COST_RATIO}x | <= 1.1x | $(verdict "$COST_RATIO" 1.1) |"
@@ -404,6 +424,6 @@ echo "- CNI ADD over all $K ADDs: p50 $(pct 50 "$WORK/add.ms") ms, p99 $(pct 99 
 echo "- CNI DEL of $((K - 1)) pods: p50 $(pct 50 "$WORK/del.ms") ms, p99 $(pct 99 "$WORK/del.ms") ms."
 echo "- Maps: $(m one maps) at 1 pod ($(mib "$ONE_B") MiB, of which \`flows\` $(mib "$(m one flow_bytes)") MiB), $(m many maps) at $K pods ($(mib "$K_B") MiB, \`flows\` $(mib "$(m many flow_bytes)") MiB); names: $NAMES."
 echo "- Programs: $(m one progs) at 1 pod, $(m two progs) at 2, $(m many progs) at $K, $(m back progs) at 1 again."
-echo "- Per-packet cost: UDP $LOAD_RATE each way, 1000-byte datagrams, ${LOAD_SECS} s, run_time_ns / run_cnt of the programs on pod 1's host veth: $(ns "$COST_1A") ns over $RUNS_1A runs at 1 pod, $(ns "$COST_K") ns over $RUNS_K runs at $K pods, $(ns "$COST_1B") ns over $RUNS_1B runs at 1 pod again."
+echo "- Per-packet cost: UDP $LOAD_RATE each way, 1000-byte datagrams, $COST_REPS x ${LOAD_SECS} s, run_time_ns / run_cnt of the programs on pod 1's host veth, median of the repetitions (each): $(ns "$COST_1A") ns ($(cost_all one)) over $RUNS_1A runs at 1 pod, $(ns "$COST_K") ns ($(cost_all many)) over $RUNS_K runs at $K pods, $(ns "$COST_1B") ns ($(cost_all back)) over $RUNS_1B runs at 1 pod again."
 [ "$LEFT_OTHER" -gt 0 ] && echo "- $LEFT_OTHER pin entries of other users appeared under $PIN_ROOT during the run (not counted)."
 echo "- Whole run: $ELAPSED s."
