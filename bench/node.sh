@@ -24,7 +24,8 @@
 # the figures at 1 and K pods, labelled so.  The other targets are then
 # measured at K pods and say so.
 #
-# Per-packet cost: kernel.bpf_stats_enabled=1 (restored after) while a fixed
+# Per-packet cost: BPF run-time statistics on (build/node_tcx --stats holds
+# BPF_ENABLE_STATS, so the global sysctl is left alone) while a fixed
 # UDP load (iperf3 --bidir, LOAD_RATE each way, 1000-byte datagrams,
 # LOAD_SECS, COST_REPS times, the median kept) runs between pod 1 and a peer namespace on the same bridge
 # without sojourn; ns per run = sum of run_time_ns over sum of run_cnt of
@@ -65,13 +66,12 @@ PIN_ROOT=/sys/fs/bpf/sojourn
 if [ ! -x "$PLUGINS/bridge" ] || [ ! -x "$PLUGINS/host-local" ]; then
 	skip "containernetworking-plugins not installed"
 fi
-[ -e /proc/sys/kernel/bpf_stats_enabled ] || skip "no kernel.bpf_stats_enabled"
 
 ID=sjn$$
 BR=${ID}br NET=${ID}net PEER=${ID}peer
 SUBNET=198.19.$(($$ % 64 * 4)).0/22	# 1022 addresses, one block per pid
 WORK=$(mktemp -d "/tmp/$ID.XXXXXX")
-STATS_BEFORE=$(sysctl -n kernel.bpf_stats_enabled)
+STATS_PID=
 IPERF_PID=
 ADDED=0		# pods whose sojourn-cni ADD ran (pod i is $ID-i, 1-based)
 DELETED_FROM=	# pods >= this had their sojourn-cni DEL already
@@ -126,7 +126,7 @@ cleanup() {
 	trap '' INT TERM	# a second Ctrl-C must not leave pods behind
 	[ -n "$IPERF_PID" ] && kill "$IPERF_PID" 2>/dev/null
 	[ -s "$WORK/iperf.pid" ] && kill "$(cat "$WORK/iperf.pid")" 2>/dev/null
-	sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
+	stats_off
 	[ "$ADDED" -gt 0 ] && [ "$DELETED_FROM" != 1 ] && log "cleaning up $ADDED pods"
 	for ((i = ADDED; i >= 1; i--)); do
 		if [ -z "$DELETED_FROM" ] || [ "$i" -lt "$DELETED_FROM" ]; then
@@ -212,6 +212,20 @@ measure() {
 
 m() { jq -r ".$2" "$WORK/m.$1"; }	# LABEL FIELD
 
+# BPF run-time statistics on while build/node_tcx --stats runs
+stats_on() {
+	coproc STATS { exec "$TCX" --stats; }
+	local ok
+	read -r ok <&"${STATS[0]}"
+	[ "$ok" = on ] || die "cannot turn on BPF run-time statistics"
+}
+stats_off() {
+	[ -n "$STATS_PID" ] || return 0
+	kill "$STATS_PID" 2>/dev/null
+	wait "$STATS_PID" 2>/dev/null
+	STATS_PID=
+}
+
 # cost_run LABEL POD: ns per run of the programs on POD's host veth under
 # a fixed UDP load both ways, COST_REPS times; into $WORK/cost.LABEL
 # (JSON array of {t: ns, n: runs}, one per repetition)
@@ -226,15 +240,15 @@ cost_run() {
 		ip netns exec "$PEER" iperf3 -s -1 -B "$ip" -D --pidfile "$WORK/iperf.pid" >/dev/null ||
 			die "iperf3 server"
 		sleep 0.3
-		sysctl -qw kernel.bpf_stats_enabled=1
+		stats_on
 		bpftool prog show -j >"$WORK/stats0.json"
 		ip netns exec "$pod" iperf3 -c "$ip" -u -b "$LOAD_RATE" -l 1000 --bidir \
 			-t "$LOAD_SECS" -J >"$WORK/iperf.$label.json" 2>&1 || {
-			sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
+			stats_off
 			die "iperf3 load from $pod: $(tail -c 300 "$WORK/iperf.$label.json")"
 		}
 		bpftool prog show -j >"$WORK/stats1.json"
-		sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
+		stats_off
 		rm -f "$WORK/iperf.pid"
 		jq -n --argjson ids "$ids" --slurpfile a "$WORK/stats0.json" --slurpfile b "$WORK/stats1.json" '
 		def pick($s): [$s[] | select(.id as $i | $ids | index($i))] | map({(.id | tostring): .}) | add // {};

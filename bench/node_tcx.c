@@ -9,6 +9,11 @@
  * kernel without tcx (< 6.6) sojourn uses clsact filters, the query fails
  * with a one-line note on stderr, and node.sh counts the programs it finds
  * pinned instead.  Exit 0, or 1 on a bad argument.
+ *
+ * node_tcx --stats: turns on the kernel's BPF run-time statistics
+ * (BPF_ENABLE_STATS) for as long as it runs, prints "on" and waits to be
+ * killed; unlike kernel.bpf_stats_enabled this needs no restoring and does
+ * not fight other users of the sysctl.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,6 +48,24 @@ static int query(unsigned int ifindex, unsigned int type, __u32 *ids,
 	return 0;
 }
 
+static int stats_on_until_killed(void)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.enable_stats.type = BPF_STATS_RUN_TIME;
+	fd = syscall(__NR_bpf, BPF_ENABLE_STATS, &attr, sizeof(attr));
+	if (fd < 0) {
+		fprintf(stderr, "node_tcx: BPF_ENABLE_STATS: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("on\n");
+	fflush(stdout);
+	for (;;)
+		pause();	/* the fd closes with us */
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { unsigned int type; const char *name; } hooks[] = {
@@ -52,8 +75,10 @@ int main(int argc, char **argv)
 	__u32 ids[NODE_MAX_PROGS];
 	int i, h;
 
+	if (argc == 2 && !strcmp(argv[1], "--stats"))
+		return stats_on_until_killed();
 	if (argc < 2) {
-		fprintf(stderr, "usage: node_tcx IFINDEX...\n");
+		fprintf(stderr, "usage: node_tcx IFINDEX... | --stats\n");
 		return 1;
 	}
 	for (i = 1; i < argc; i++) {
