@@ -44,8 +44,8 @@
 PODS=${PODS:-250}
 MEM_BUDGET_MIB=${MEM_BUDGET_MIB:-3072}
 LOAD_RATE=${LOAD_RATE:-50M}
-LOAD_SECS=${LOAD_SECS:-4}
-COST_REPS=${COST_REPS:-3}
+LOAD_SECS=${LOAD_SECS:-3}
+COST_REPS=${COST_REPS:-5}
 MIN_AVAILABLE_MIB=2048
 
 usage_error() { echo "bench-node: $*" >&2; exit 2; }
@@ -276,7 +276,7 @@ pct() {	# P FILE: the P-th percentile (nearest rank) of the numbers in FILE
 verdict() {
 	awk -v v="$1" -v l="$2" 'BEGIN {
 		if (v <= l) print "met"
-		else if (l > 0) printf "MISSED by %.1fx\n", v / l
+		else if (l > 0) printf "MISSED by %.2fx\n", v / l
 		else printf "MISSED by %s\n", v }'
 }
 
@@ -399,12 +399,12 @@ K_NONFLOW=$(($(m many bytes) - $(m many flow_bytes)))
 if [ "$K" -lt "$PODS" ]; then
 	# linear in pods, from 1 and K pods
 	MEM_N=$(awk -v a="$ONE_B" -v b="$K_B" -v k="$K" -v n="$PODS" 'BEGIN { printf "%.0f", a + (b - a) / (k - 1) * (n - 1) }')
-	MEM_NOTE="extrapolated from $K pods ($(mib "$K_B") MiB measured at $K)"
-	AT="at $K pods (memory budget $MEM_BUDGET_MIB MiB), not $PODS"
+	MEM_NOTE="extrapolated from $K pods, $(mib "$K_B") MiB measured there"
+	AT="stopped by the memory budget of $MEM_BUDGET_MIB MiB; every row but the first is measured at $K pods, not $PODS"
 else
 	MEM_N=$K_B
 	MEM_NOTE="measured"
-	AT="at $PODS pods"
+	AT="all of them"
 fi
 PER_ATT=$(awk -v a="$ONE_NONFLOW" -v b="$K_NONFLOW" -v k="$K" 'BEGIN { printf "%.0f", (b - a) / (k - 1) / 2 }')
 TAIL=$((K / 10)); [ "$TAIL" -ge 1 ] || TAIL=1
@@ -418,7 +418,7 @@ ns() { awk -v v="$1" 'BEGIN { printf "%.1f", v }'; }
 
 echo "## Against issue 16's targets"
 echo
-echo "$PODS pods asked, $K added ($AT where it says so); 2 attachments (rate mode) per pod."
+echo "$PODS pods asked, $K added ($AT); 2 attachments (rate mode) per pod."
 echo "Memory counts the maps pinned in our pods' folders under $PIN_ROOT and those"
 echo "the programs on our pods' veths use: bpftool's bytes_memlock."
 echo
