@@ -54,3 +54,21 @@ bench-vm: deps
 .PHONY: bench-fair
 bench-fair: all
 	$(Q)nice -n 10 bench/fairness.sh
+
+# `make bench-node`: a node of PODS pods (default 250) through the CNI
+# plugin, against issue 16's targets (bench/node.sh; MEM_BUDGET_MIB caps
+# the kernel memory it may take)
+$(OUTPUT)/node_tcx: bench/node_tcx.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+.PHONY: bench-node
+bench-node: all $(OUTPUT)/node_tcx
+	$(Q)mkdir -p bench/results
+	$(Q){ echo "# A node of pods through the CNI plugin"; echo; \
+	  echo "\`make bench-node\` on $$(date -u +%Y-%m-%dT%H:%MZ), kernel" \
+	    "$$(uname -r), $$(nproc) CPUs, $$(free -m | awk '/^Mem:/ {print $$2}') MiB RAM," \
+	    "commit $$(git rev-parse --short HEAD), PODS=$${PODS:-250}," \
+	    "load average $$(cut -d' ' -f1-3 /proc/loadavg) at the start." \
+	    "See bench/README.md for how each figure is made."; \
+	  echo; nice -n 10 bench/node.sh; } | tee bench/results/node.md
