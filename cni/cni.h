@@ -10,6 +10,8 @@
 #include <json-c/json.h>
 
 #define STATE_DIR	"/run/sojourn/cni"
+/* flow table entries per direction of a pod (config key "flows") */
+#define CNI_FLOWS_DEFAULT	4096
 
 /* CNI spec 1.1's error codes (0-99 reserved), then ours (100+) */
 enum {
@@ -29,7 +31,7 @@ struct conf {
 	const char *name;			/* the network's */
 	unsigned long long in_rate, eg_rate;	/* bits/s; 0: none */
 	const char *sojourn;
-	const char *extra[8];			/* target/interval/ecn, passed on */
+	const char *extra[8];			/* target/interval/ecn/flows, passed on */
 	int nextra;
 };
 

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -258,7 +259,8 @@ static unsigned long long rate_of(struct json_object *o, const char *key)
 static void conf_read(struct conf *c, struct json_object *root)
 {
 	struct json_object *rc = NULL, *bw = NULL, *v;
-	static char tbuf[2][32];
+	static char tbuf[2][32], fbuf[24];
+	unsigned long long flows;
 
 	c->root = root;
 	if (!json_object_object_get_ex(root, "name", &v) ||
@@ -291,6 +293,19 @@ static void conf_read(struct conf *c, struct json_object *root)
 	}
 	if (json_object_object_get_ex(root, "ecn", &v))
 		c->extra[c->nextra++] = json_object_get_boolean(v) ? "ecn" : "noecn";
+	/* flow table entries per direction: a pod's veth carries hundreds of
+	 * flows where a host NIC carries tens of thousands, and each entry
+	 * is preallocated (384 bytes: 24 MiB at the command's 65536) */
+	flows = CNI_FLOWS_DEFAULT;
+	if (json_object_object_get_ex(root, "flows", &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) <= 0 || json_object_get_int64(v) > UINT32_MAX)
+			die(ERR_CONFIG, "flows must be a positive whole number of flow table entries");
+		flows = json_object_get_int64(v);
+	}
+	snprintf(fbuf, sizeof(fbuf), "%llu", flows);
+	c->extra[c->nextra++] = "flows";
+	c->extra[c->nextra++] = fbuf;
 }
 
 /* ---- running sojourn ---- */

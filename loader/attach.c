@@ -131,6 +131,11 @@ static int load_tc(struct attach_ctx *c, const struct sj_link *link,
 	/* only the real queue's dequeue side looks flows up by slot */
 	if (tune->mode == SJ_MODE_RATE)
 		bpf_map__set_max_entries(c->skel->maps.flow_slots, 1);
+	/* the transmit queue of a hash is learnt at dequeue, and only on a
+	 * device with several queues: 1.3 MiB of an attachment's 1.3 MiB
+	 * beyond its flow table where nothing reads it */
+	if (tune->mode == SJ_MODE_RATE || nq <= 1)
+		bpf_map__set_max_entries(c->skel->maps.txq_of_hash, 1);
 	err = sojourn_bpf__load(c->skel);
 	if (err)
 		return sj_err("cannot load BPF programs: %s (see libbpf messages above)",
@@ -148,6 +153,7 @@ static int open_xdp(struct attach_ctx *c, const struct sj_link *link,
 		return sj_err("cannot open BPF object: %s", strerror(errno));
 	bpf_map__set_max_entries(c->xskel->maps.flows, tune->flows);
 	bpf_map__set_max_entries(c->xskel->maps.flow_slots, 1);
+	bpf_map__set_max_entries(c->xskel->maps.txq_of_hash, 1);
 	c->obj = c->xskel->obj;
 	c->xskel->rodata->cfg_ifindex = link->ifindex;
 	c->xskel->rodata->cfg_netns_cookie = cookie;
