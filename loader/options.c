@@ -174,7 +174,7 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED,
 		.why = "rate mode has no queue to go ahead in",
 		.arg = "CLASSID|auto|off",
-		.help = "steer sparse flows to an HTB class, pfifo_fast's band 0 (auto) or not (off, default)",
+		.help = "steer sparse flows: to a class, to pfifo_fast band 0 (auto), off (default)",
 	},
 	[SJ_O_FLOWS] = {
 		.word = "flows",
@@ -192,7 +192,7 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.min = SJ_HOOK_REQ_TC, .max = SJ_HOOK_REQ_XDP, .names = hook_names,
 		.modes = SJ_IN_ALL, .flags = SJ_OPT_ATTACH_ONLY,
 		.arg = "tc|tcx|clsact|xdp",
-		.help = "tcx or clsact (tc: the kernel's best), or xdp (ingress); default per device",
+		.help = "tcx, clsact, the best of the two (tc), or xdp (ingress only)",
 	},
 };
 
@@ -647,13 +647,15 @@ void sj_options_help(FILE *f, const char *verb)
 
 	for (id = 0; id < SJ_O_COUNT; id++) {
 		const struct sj_option *o = &sj_options[id];
+		const char *modes = o->modes == SJ_IN_RATE ? "rate mode" :
+				    o->modes == SJ_IN_QUEUE ? "real-queue mode" :
+				    o->modes == (SJ_IN_QUEUE | SJ_IN_RATE) ?
+				    "real-queue and rate mode" : "";
 
 		if (!attach && (o->flags & SJ_OPT_ATTACH_ONLY))
 			continue;
 		option_token(o, "", "", tok, sizeof(tok));
-		fprintf(f, "  %-34s %s%s%s\n", tok, o->help,
-			o->modes == SJ_IN_RATE ? " [rate mode]" :
-			o->modes == SJ_IN_QUEUE ? " [real-queue mode]" : "",
-			o->type == SJ_T_MODE && !attach ? " [chosen at attach]" : "");
+		fprintf(f, "  %-34s %s\n      %s%s\n", tok, modes, o->help,
+			o->type == SJ_T_MODE && !attach ? " (chosen at attach)" : "");
 	}
 }
