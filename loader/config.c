@@ -17,9 +17,7 @@
 #include <strings.h>
 #include <ini.h>
 #include "config.h"
-#include "fair.h"
 #include "tune.h"
-#include "units.h"
 
 struct parse {
 	FILE *f;
@@ -81,21 +79,6 @@ static int fail(struct parse *p, const char *key, const char *fmt, ...)
 	vsnprintf(p->err + n, sizeof(p->err) - n, fmt, ap);
 	va_end(ap);
 	return 0;
-}
-
-static int parse_bool(const char *v, bool *out)
-{
-	static const char *yes[] = { "1", "yes", "true", "on" };
-	static const char *no[] = { "0", "no", "false", "off" };
-	size_t i;
-
-	for (i = 0; i < 4; i++) {
-		if (!strcasecmp(v, yes[i]))
-			return *out = true, 0;
-		if (!strcasecmp(v, no[i]))
-			return *out = false, 0;
-	}
-	return -1;
 }
 
 static int name_globs(struct parse *p, struct sj_rule *r, const char *key,
@@ -253,7 +236,7 @@ static int handler(void *user, const char *section, const char *key,
 			    "unknown section (expected [Daemon] or [Rule])" :
 			    "key outside a section");
 	if (!strcmp(key, "DetachOnExit")) {
-		if (parse_bool(value, &b))
+		if (sj_parse_yes_no(value, &b))
 			return fail(p, key, "\"%s\" is not yes or no", value);
 		p->cfg->detach_on_exit = b;
 		return 1;

@@ -391,7 +391,7 @@ static int out_of_range(const struct sj_option *o, const char *s, bool conf,
 	return -1;
 }
 
-static int parse_bool(const char *v, long long *out)
+int sj_parse_yes_no(const char *v, bool *out)
 {
 	static const char *const yes[] = { "1", "yes", "true", "on" };
 	static const char *const no[] = { "0", "no", "false", "off" };
@@ -399,9 +399,9 @@ static int parse_bool(const char *v, long long *out)
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
 		if (!strcasecmp(v, yes[i]))
-			return *out = 1, 0;
+			return *out = true, 0;
 		if (!strcasecmp(v, no[i]))
-			return *out = 0, 0;
+			return *out = false, 0;
 	}
 	return -1;
 }
@@ -416,9 +416,13 @@ int sj_option_parse(int id, const char *s, bool conf, long long *v,
 	int bad;
 
 	if (o->type == SJ_T_MODE || o->type == SJ_T_FLAG) {
+		bool b;
+
 		if (!conf)
 			return *v = 1, 0;	/* the word itself says it */
-		return parse_bool(s, v) ? bad_value(o, s, conf, msg, len) : 0;
+		if (sj_parse_yes_no(s, &b))
+			return bad_value(o, s, conf, msg, len);
+		return *v = b, 0;
 	}
 	if (!s)
 		return bad_value(o, s, conf, msg, len);

@@ -115,6 +115,9 @@ const char *sj_option_name(int id, bool conf);
 void sj_option_misplaced(const struct sj_tune *t, int id, enum sj_mode mode,
 			 bool conf, char *msg, size_t len);
 
+/* sojourn.conf's booleans: 1 yes true on, 0 no false off, any case */
+int sj_parse_yes_no(const char *v, bool *out);
+
 void sj_given_add(struct sj_given *g, int id);
 static inline bool sj_given_has(const struct sj_given *g, int id)
 {
