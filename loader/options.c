@@ -641,6 +641,10 @@ void sj_options_usage(FILE *f, const char *verb)
 		return;
 	fprintf(f, "       sojourn ");
 	usage_form(f, verb, "[egress] observe", attach, SJ_IN_OBSERVE);
+	if (!strcmp(verb, "replace"))
+		fprintf(f, "%s(ends up as attach would make it: in place where the mode,\n"
+			"%shook and flows allow, else detached and attached again)\n",
+			USAGE_INDENT, USAGE_INDENT);
 }
 
 void sj_options_help(FILE *f, const char *verb)
@@ -659,7 +663,11 @@ void sj_options_help(FILE *f, const char *verb)
 		if (!attach && (o->flags & SJ_OPT_ATTACH_ONLY))
 			continue;
 		option_token(o, "", "", tok, sizeof(tok));
-		fprintf(f, "  %-34s %s\n      %s%s\n", tok, modes, o->help,
+		if (*modes)
+			fprintf(f, "  %-34s %s\n", tok, modes);
+		else
+			fprintf(f, "  %s\n", tok);
+		fprintf(f, "      %s%s\n", o->help,
 			o->type == SJ_T_MODE && !attach ? " (chosen at attach)" : "");
 	}
 }

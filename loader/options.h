@@ -109,8 +109,6 @@ void sj_option_set(struct sj_tune *t, int id, long long v);
 /* the value as the command line reads it back; -1 where it has no
  * spelling (burst 0: the default that fits, hook not given) */
 int sj_option_format(const struct sj_tune *t, int id, char *buf, size_t len);
-/* how the option is called where it came from: "burst" or "Burst=" */
-const char *sj_option_name(int id, bool conf);
 /* why option id, given as typed in t, does not apply to mode */
 void sj_option_misplaced(const struct sj_tune *t, int id, enum sj_mode mode,
 			 bool conf, char *msg, size_t len);
