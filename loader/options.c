@@ -59,7 +59,8 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.key = "Burst",
 		.type = SJ_T_SIZE, FIELD(burst_bytes),
 		.min = 1, .max = SJ_MAX_BURST_BYTES,
-		.modes = SJ_IN_RATE, .group = RATE_GROUP, .why = RATE_WHY,
+		.modes = SJ_IN_RATE, .flags = SJ_OPT_ZERO_UNSET,
+		.group = RATE_GROUP, .why = RATE_WHY,
 		.arg = "SIZE",
 		.help = "what may leave at once (default 32kb, less at low rates)",
 	},
@@ -134,7 +135,8 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.key = "CEThreshold",
 		.type = SJ_T_TIME_OFF, FIELD(ce_threshold_ns),
 		.min = NS(SJ_MIN_TIME_US), .max = NS(SJ_MAX_INTERVAL_US),
-		.modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED,
+		.modes = SJ_IN_QUEUE | SJ_IN_RATE,
+		.flags = SJ_OPT_SPELLED | SJ_OPT_ZERO_UNSET,
 		.arg = "TIME|off",
 		.help = "CE-mark ECN packets whose sojourn is above it (default off)",
 	},
@@ -190,7 +192,7 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.key = "Hook",
 		.type = SJ_T_NAME, FIELD(hook),
 		.min = SJ_HOOK_REQ_TC, .max = SJ_HOOK_REQ_XDP, .names = hook_names,
-		.modes = SJ_IN_ALL, .flags = SJ_OPT_ATTACH_ONLY,
+		.modes = SJ_IN_ALL, .flags = SJ_OPT_ATTACH_ONLY | SJ_OPT_ZERO_UNSET,
 		.arg = "tc|tcx|clsact|xdp",
 		.help = "tcx, clsact, the best of the two (tc), or xdp (ingress only)",
 	},
@@ -476,6 +478,21 @@ int sj_option_parse(int id, const char *s, bool conf, long long *v,
 		return out_of_range(o, s, conf, msg, len);
 	*v = u;
 	return 0;
+}
+
+int sj_option_in_range(const struct sj_tune *t, int id, bool conf,
+		       char *msg, size_t len)
+{
+	const struct sj_option *o = &sj_options[id];
+	long long v = sj_option_get(t, id);
+	char given[SJ_UNITS_BUFSZ];
+
+	if (o->type == SJ_T_MODE || o->type == SJ_T_SPARSE ||
+	    (!v && (o->flags & SJ_OPT_ZERO_UNSET)) ||
+	    (v >= o->min && v <= o->max))
+		return 0;
+	fmt_value(o, v, given, sizeof(given));
+	return out_of_range(o, given, conf, msg, len);
 }
 
 /* tc's spelling when it reads back exactly, else the plain unit */

@@ -61,6 +61,7 @@ enum sj_opt_type {
 
 #define SJ_OPT_ATTACH_ONLY	1u	/* change cannot alter it (attach, replace) */
 #define SJ_OPT_SPELLED		2u	/* the daemon's argv gives it at its default too */
+#define SJ_OPT_ZERO_UNSET	4u	/* 0: off, or the default that fits; no limit */
 
 struct sj_option {
 	const char *word;	/* on the command line; a flag's "on" word */
@@ -104,6 +105,10 @@ bool sj_option_applies(int id, enum sj_mode mode);
  * with the reason in msg, phrased for where it came from. */
 int sj_option_parse(int id, const char *s, bool conf, long long *v,
 		    char *msg, size_t len);
+/* option id's value in t is within the table's limits; else -1 with the
+ * reason in msg, as sj_option_parse words it */
+int sj_option_in_range(const struct sj_tune *t, int id, bool conf,
+		       char *msg, size_t len);
 long long sj_option_get(const struct sj_tune *t, int id);
 void sj_option_set(struct sj_tune *t, int id, long long v);
 /* the value as the command line reads it back; -1 where it has no

@@ -155,22 +155,18 @@ int sj_tune_problem(const struct sj_tune *t, bool conf, char *msg, size_t len,
 			return -1;
 		}
 	}
-	if (t->target_ns < SJ_MIN_TIME_US * 1000ULL)
-		return problem(msg, len, blame, SJ_O_TARGET, SJ_O_NONE,
-			       "target must be at least 1us");
-	if (t->interval_ns > SJ_MAX_INTERVAL_US * 1000ULL)
-		return problem(msg, len, blame, SJ_O_INTERVAL, SJ_O_NONE,
-			       "interval must be at most %s",
-			       sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, a, sizeof(a)));
+	/* every value within the table's limits, whatever set it */
+	for (i = 0; i < SJ_O_COUNT; i++)
+		if (sj_option_applies(i, t->mode) &&
+		    sj_option_in_range(t, i, conf, msg, len)) {
+			blame[0] = i;
+			return -1;
+		}
 	if (t->target_ns >= t->interval_ns)
 		return problem(msg, len, blame, SJ_O_TARGET, SJ_O_INTERVAL,
 			       "target (%s) must be below interval (%s)",
 			       sj_format_time(t->target_ns, a, sizeof(a)),
 			       sj_format_time(t->interval_ns, b, sizeof(b)));
-	if (t->ce_threshold_ns > SJ_MAX_INTERVAL_US * 1000ULL)
-		return problem(msg, len, blame, SJ_O_CE_THRESHOLD, SJ_O_NONE,
-			       "ce_threshold must be at most %s",
-			       sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, a, sizeof(a)));
 	if (t->dir == SJ_DIR_INGRESS && t->mode == SJ_MODE_OBSERVE)
 		return problem(msg, len, blame, SJ_O_OBSERVE, SJ_O_DIR,
 			       "observe is for egress only: arriving packets pass no queue of ours to measure");
@@ -187,23 +183,16 @@ int sj_tune_problem(const struct sj_tune *t, bool conf, char *msg, size_t len,
 	if (t->sparse != SJ_SPARSE_OFF)
 		return problem(msg, len, blame, SJ_O_SPARSE_CLASS, SJ_O_NONE,
 			       "sparse_class is for real-queue mode: rate mode has no queue to go ahead in");
-	if (t->rate_Bps < SJ_MIN_RATE_BPS || t->rate_Bps > SJ_MAX_RATE_BPS)
-		return problem(msg, len, blame, SJ_O_RATE, SJ_O_NONE,
-			       "rate must be between %s and %s",
-			       sj_format_rate(SJ_MIN_RATE_BPS * 8, a, sizeof(a)),
-			       sj_format_rate(SJ_MAX_RATE_BPS * 8, b, sizeof(b)));
-	if (t->horizon_ns <= t->target_ns || t->horizon_ns > SJ_MAX_INTERVAL_US * 1000ULL)
+	if (t->horizon_ns <= t->target_ns)
 		return problem(msg, len, blame, SJ_O_HORIZON, SJ_O_TARGET,
-			       "horizon must be above target (%s) and at most %s",
-			       sj_format_time(t->target_ns, a, sizeof(a)),
-			       sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, b, sizeof(b)));
-	if (burst_of(t) > SJ_MAX_BURST_BYTES ||
-	    sj_vq_tx_ns(burst_of(t), t->rate_Bps) > t->horizon_ns)
+			       "horizon must be above target (%s)",
+			       sj_format_time(t->target_ns, a, sizeof(a)));
+	/* within its limit (above), the burst's time to leave fits in 64 bits */
+	if (sj_vq_tx_ns(burst_of(t), t->rate_Bps) > t->horizon_ns)
 		return problem(msg, len, blame, SJ_O_BURST, SJ_O_HORIZON,
 			       "burst %s takes %s to leave at this rate, longer than the horizon (%s)",
 			       sj_format_size(burst_of(t), a, sizeof(a)),
-			       sj_format_time(burst_of(t) > SJ_MAX_BURST_BYTES ? ~0ULL :
-					      sj_vq_tx_ns(burst_of(t), t->rate_Bps), b, sizeof(b)),
+			       sj_format_time(sj_vq_tx_ns(burst_of(t), t->rate_Bps), b, sizeof(b)),
 			       sj_format_time(t->horizon_ns, c, sizeof(c)));
 	if (t->pace && t->dir != SJ_DIR_EGRESS)
 		return problem(msg, len, blame, SJ_O_PACE, SJ_O_DIR,
