@@ -4,6 +4,9 @@
 # sojourn.conf errors and the systemd notify protocol.
 #   - Each bad file is refused, by `daemon --check` and by a real start,
 #     with one line naming file, line and key; nothing gets attached.
+#     Keys out of their mode (Burst= without Rate=, Fair= with it) and
+#     values past the command line's limits (Horizon=200s) are refused.
+#   - A file that passes attaches as it says, Horizon= at its limit (100s).
 #   - With NOTIFY_SOCKET (a socket this test listens on; there is no systemd
 #     here) and WATCHDOG_USEC: READY=1 comes once the first scan has
 #     attached the interface that was already there (its STATUS= says so),
@@ -103,6 +106,13 @@ DetachOnExit=yes
 Name=$DEV
 Rate=10mbit
 Direction=both
+Burst=16kb
+Horizon=100s
+Overhead=8
+MPU=64
+LinkLayer=ptm
+Target=2ms
+Interval=50ms
 EOF
 "$SOJOURN" daemon --config "$C" --check || die "good config refused"
 SOCK=$WORK/notify
@@ -124,6 +134,9 @@ ready=$(grep -m1 'READY=1' "$WORK/notify.log") || die "no READY=1: $(cat "$WORK/
 grep -q 'STATUS=2 attached' <<<"$ready" ||
 	die "READY=1 before the first scan attached $DEV both ways: $ready"
 [ "$("$SOJOURN" show "$DEV" -j | jq length)" = 2 ] || die "$DEV not attached at READY"
+# what --check passed, attach took as the file says, Horizon= at its limit
+got=$("$SOJOURN" show "$DEV" -j | jq -c '[.[] | [.horizon, .burst, .linklayer, .mpu, .target, .interval]] | unique')
+[ "$got" = '[[100000000,"16Kb","ptm",64,2000,50000]]' ] || die "the rule's settings, both ways: $got"
 n0=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
 sleep 1.2
 n1=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
