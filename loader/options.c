@@ -289,7 +289,7 @@ static const char *fmt_value(const struct sj_option *o, long long v,
 	case SJ_T_TIME_OFF:
 		return sj_format_time(v, buf, len);
 	case SJ_T_RATE:
-		return sj_format_rate(v * 8, buf, len);
+		return sj_format_rate((__u64)v * 8, buf, len);
 	case SJ_T_SIZE:
 		return sj_format_size(v, buf, len);
 	default:
