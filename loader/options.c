@@ -526,7 +526,7 @@ int sj_option_format(const struct sj_tune *t, int id, char *buf, size_t len)
 	case SJ_T_TIME:
 		return fmt_exact(sj_format_time, sj_parse_time, "ns", v, buf, len);
 	case SJ_T_RATE:
-		return fmt_exact(sj_format_rate, sj_parse_rate, "bit", v * 8, buf, len);
+		return fmt_exact(sj_format_rate, sj_parse_rate, "bit", (__u64)v * 8, buf, len);
 	case SJ_T_SIZE:
 		if (!v)
 			return -1;	/* burst: the default that fits the rate */
