@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include "common.h"
+#include "tune.h"
 
 #define SJ_CONF_DEFAULT		"/etc/sojourn/sojourn.conf"
 #define SJ_STATE_DEFAULT	"/run/sojourn/attached"
@@ -26,24 +27,9 @@ struct sj_rule {
 	char netns[64];			/* Netns=: "" the daemon's own, else a glob
 					 * over the names under /run/netns */
 	unsigned int dirs;		/* SJ_RULE_EGRESS | SJ_RULE_INGRESS */
-	/* what `attach` gets; 0 where the command's default applies */
-	bool observe;			/* Observe=yes: observe mode */
-	__u64 rate_bits;		/* 0: real-queue or observe mode */
-	__u64 burst_bytes;
-	__u64 horizon_ns;
-	bool pace;
-	struct sj_wire wire;		/* Overhead=, MPU=, LinkLayer= */
-	bool wire_given;		/* any of the three: needs Rate= */
-	__u64 target_ns;
-	__u64 interval_ns;
-	__u64 ce_threshold_ns;		/* 0: off */
-	bool ecn;
-	char hook[8];			/* Hook=: "" lets the command pick */
-	/* fairness, real-queue mode */
-	bool fair;
-	__u64 quantum;
-	char sparse[12];		/* SparseClass=: CLASSID, auto or off */
-	__u32 flows;			/* Flows=: 0 the command's default */
+	/* what `attach` gets: every option at its default but those the rule
+	 * gives (tune.given), the mode picked from them */
+	struct sj_tune tune;
 };
 
 struct sj_config {

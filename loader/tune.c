@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "tune.h"
@@ -8,14 +9,11 @@
 
 void sj_tune_defaults(struct sj_tune *t)
 {
+	int id;
+
 	memset(t, 0, sizeof(*t));
-	t->target_ns = SJ_DEFAULT_TARGET_US * 1000ULL;
-	t->interval_ns = SJ_DEFAULT_INTERVAL_US * 1000ULL;
-	t->ecn = SJ_DEFAULT_ECN;
-	t->fair = SJ_DEFAULT_FAIR;
-	t->quantum = SJ_DEFAULT_QUANTUM;
-	t->flows = SJ_FLOWS_DEFAULT;
-	t->horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL;
+	for (id = 0; id < SJ_O_COUNT; id++)
+		sj_option_set(t, id, sj_options[id].def);
 }
 
 void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
@@ -41,71 +39,10 @@ void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
 	}
 }
 
-static int parse_time_arg(const char *key, const char *val, __u64 *ns)
-{
-	if (!val)
-		return sj_err("%s needs a time (e.g. 5ms)", key);
-	if (sj_parse_time(val, ns))
-		return sj_err("bad %s \"%s\": expected a time like 5ms, 100us, 1s",
-			      key, val);
-	return 0;
-}
-
-static int parse_rate_arg(const char *val, __u64 *Bps)
-{
-	__u64 bps;
-
-	if (!val)
-		return sj_err("rate needs a rate (e.g. 20mbit)");
-	if (sj_parse_rate(val, &bps))
-		return sj_err("bad rate \"%s\": expected a rate like 20mbit, 1gbit, 500kbit",
-			      val);
-	*Bps = bps / 8;
-	return 0;
-}
-
-static const char *const wire_links[] = {
-	[SJ_WIRE_ETHERNET] = "ethernet", [SJ_WIRE_ATM] = "atm",
-	[SJ_WIRE_PTM] = "ptm",
-};
-
 const char *sj_wire_link_name(__u32 link)
 {
-	return link < sizeof(wire_links) / sizeof(wire_links[0]) ?
-	       wire_links[link] : NULL;
-}
-
-int sj_wire_link_parse(const char *s, __u32 *link)
-{
-	__u32 i;
-
-	for (i = 0; s && i < sizeof(wire_links) / sizeof(wire_links[0]); i++)
-		if (!strcmp(s, wire_links[i])) {
-			*link = i;
-			return 0;
-		}
-	return -1;
-}
-
-int sj_wire_overhead_parse(const char *s, __s32 *overhead)
-{
-	__u32 mag;
-
-	if (!s || sj_parse_u32(s + (s[0] == '-'), &mag) ||
-	    (s[0] == '-' ? -(__s64)mag < SJ_WIRE_MIN_OVERHEAD :
-			   mag > SJ_WIRE_MAX_OVERHEAD))
-		return -1;
-	*overhead = s[0] == '-' ? -(__s32)mag : (__s32)mag;
-	return 0;
-}
-
-static int parse_overhead_arg(const char *val, __s32 *overhead)
-{
-	if (sj_wire_overhead_parse(val, overhead))
-		return sj_err("bad overhead \"%s\": expected bytes from %d to %d",
-			      val ? val : "", SJ_WIRE_MIN_OVERHEAD,
-			      SJ_WIRE_MAX_OVERHEAD);
-	return 0;
+	return link < sizeof(sj_linklayer_names) / sizeof(sj_linklayer_names[0]) ?
+	       sj_linklayer_names[link] : NULL;
 }
 
 int sj_parse_classid(const char *val, __u32 *classid)
@@ -120,165 +57,56 @@ int sj_parse_classid(const char *val, __u32 *classid)
 	return 0;
 }
 
-static int parse_hook_arg(const char *val, enum sj_hook_req *hook)
-{
-	static const struct {
-		const char *name;
-		enum sj_hook_req req;
-	} hooks[] = {
-		{ "tc", SJ_HOOK_REQ_TC }, { "tcx", SJ_HOOK_REQ_TCX },
-		{ "clsact", SJ_HOOK_REQ_CLSACT }, { "xdp", SJ_HOOK_REQ_XDP },
-	};
-	size_t i;
-
-	for (i = 0; val && i < sizeof(hooks) / sizeof(hooks[0]); i++)
-		if (!strcmp(val, hooks[i].name)) {
-			*hook = hooks[i].req;
-			return 0;
-		}
-	return sj_err("hook must be tc, tcx, clsact or xdp");
-}
-
-/* The words that tune the control law or the virtual queue: observe has
- * neither, so they do not apply to it. */
-static bool signal_word(const char *key)
-{
-	static const char *const words[] = {
-		"target", "interval", "ce_threshold", "ecn", "noecn", "rate",
-		"burst", "horizon", "pace", "nopace", "fair", "nofair",
-		"quantum", "sparse_class", "overhead", "mpu", "linklayer",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(key, words[i]))
-			return true;
-	return false;
-}
-
 static int not_for_observe(const char *key)
 {
 	return sj_err("%s does not apply to observe: observe measures the real queue and never signals",
 		      key);
 }
 
+void sj_tune_pick_mode(struct sj_tune *t)
+{
+	if (sj_given_has(&t->given, SJ_O_OBSERVE))
+		t->mode = SJ_MODE_OBSERVE;
+	else if (sj_given_has(&t->given, SJ_O_RATE))
+		t->mode = SJ_MODE_RATE;
+	else
+		t->mode = SJ_MODE_QUEUE;
+}
+
 int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 {
-	const char *signalling = NULL;	/* first word observe cannot take */
+	char msg[256];
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		const char *key = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const struct sj_option *o;
+		long long v;
+		bool on;
+		int id = sj_option_by_word(argv[i], &on);
 
-		if (signal_word(key)) {
-			if (t->mode == SJ_MODE_OBSERVE)
-				return not_for_observe(key);
-			if (!signalling)
-				signalling = key;
-		}
-		if (!strcmp(key, "observe")) {
-			if (!attach && t->mode != SJ_MODE_OBSERVE)
-				return sj_err("observe is chosen at attach: detach, then attach with observe");
-			if (signalling)
-				return not_for_observe(signalling);
-			t->mode = SJ_MODE_OBSERVE;
-		} else if (!strcmp(key, "target")) {
-			if (parse_time_arg(key, val, &t->target_ns))
-				return -1;
-			i++;
-		} else if (!strcmp(key, "interval")) {
-			if (parse_time_arg(key, val, &t->interval_ns))
-				return -1;
-			i++;
-		} else if (!strcmp(key, "ce_threshold")) {
-			if (val && !strcmp(val, "off"))
-				t->ce_threshold_ns = 0;
-			else if (parse_time_arg(key, val, &t->ce_threshold_ns))
-				return -1;
-			else if (t->ce_threshold_ns == 0)
-				return sj_err("ce_threshold must be above 0 (or \"off\")");
-			i++;
-		} else if (!strcmp(key, "ecn")) {
-			t->ecn = 1;
-		} else if (!strcmp(key, "noecn")) {
-			t->ecn = 0;
-		} else if (!strcmp(key, "rate")) {
-			if (!attach && t->mode != SJ_MODE_RATE)
-				return sj_err("rate mode is chosen at attach: detach, then attach with a rate");
-			if (parse_rate_arg(val, &t->rate_Bps))
-				return -1;
-			t->mode = SJ_MODE_RATE;
-			i++;
-		} else if (!strcmp(key, "burst")) {
-			if (!val || sj_parse_size(val, &t->burst_bytes) ||
-			    !t->burst_bytes)
-				return sj_err("bad burst \"%s\": expected a size like 32kb, 64k, 1514b",
-					      val ? val : "");
-			i++;
-		} else if (!strcmp(key, "horizon")) {
-			if (parse_time_arg(key, val, &t->horizon_ns))
-				return -1;
-			i++;
-		} else if (!strcmp(key, "overhead")) {
-			if (parse_overhead_arg(val, &t->wire.overhead))
-				return -1;
-			t->wire_given = true;
-			i++;
-		} else if (!strcmp(key, "mpu")) {
-			if (!val || sj_parse_u32(val, &t->wire.mpu) ||
-			    t->wire.mpu > SJ_WIRE_MAX_MPU)
-				return sj_err("bad mpu \"%s\": expected bytes from 0 to %d",
-					      val ? val : "", SJ_WIRE_MAX_MPU);
-			t->wire_given = true;
-			i++;
-		} else if (!strcmp(key, "linklayer")) {
-			if (sj_wire_link_parse(val, &t->wire.link))
-				return sj_err("bad linklayer \"%s\": expected ethernet, atm or ptm",
-					      val ? val : "");
-			t->wire_given = true;
-			i++;
-		} else if (!strcmp(key, "pace")) {
-			t->pace = 1;
-		} else if (!strcmp(key, "nopace")) {
-			t->pace = 0;
-		} else if (!strcmp(key, "fair")) {
-			t->fair = 1;
-		} else if (!strcmp(key, "nofair")) {
-			t->fair = 0;
-		} else if (!strcmp(key, "quantum")) {
-			__u64 q;
-
-			if (!val || sj_parse_size(val, &q) || q < 64 || q > 65536)
-				return sj_err("bad quantum \"%s\": expected a size from 64b to 64kb",
-					      val ? val : "");
-			t->quantum = q;
-			i++;
-		} else if (!strcmp(key, "sparse_class")) {
-			if (val && !strcmp(val, "off")) {
-				t->sparse = SJ_SPARSE_OFF;
-			} else if (val && !strcmp(val, "auto")) {
-				t->sparse = SJ_SPARSE_AUTO;
-			} else if (sj_parse_classid(val, &t->sparse_classid) == 0) {
-				t->sparse = SJ_SPARSE_CLASS;
-			} else {
-				return sj_err("bad sparse_class \"%s\": expected a class like 1:20, auto or off",
-					      val ? val : "");
-			}
-			i++;
-		} else if (!strcmp(key, "flows") && attach) {
-			if (!val || sj_parse_u32(val, &t->flows) ||
-			    t->flows < SJ_FLOWS_MIN || t->flows > SJ_FLOWS_MAX)
-				return sj_err("bad flows \"%s\": expected a number from %u to %u",
-					      val ? val : "", SJ_FLOWS_MIN, SJ_FLOWS_MAX);
-			i++;
-		} else if (!strcmp(key, "hook") && attach) {
-			if (parse_hook_arg(val, &t->hook))
-				return -1;
-			i++;
+		if (id < 0 || (!attach && (sj_options[id].flags & SJ_OPT_ATTACH_ONLY)))
+			return sj_err("unknown option \"%s\"", argv[i]);
+		o = &sj_options[id];
+		/* change keeps the mode it finds */
+		if (!attach && id == SJ_O_OBSERVE && t->mode != SJ_MODE_OBSERVE)
+			return sj_err("observe is chosen at attach: detach, then attach with observe");
+		if (!attach && id == SJ_O_RATE && t->mode == SJ_MODE_OBSERVE)
+			return not_for_observe(argv[i]);
+		if (!attach && id == SJ_O_RATE && t->mode != SJ_MODE_RATE)
+			return sj_err("rate mode is chosen at attach: detach, then attach with a rate");
+		if (o->type == SJ_T_MODE || o->type == SJ_T_FLAG) {
+			v = on;
 		} else {
-			return sj_err("unknown option \"%s\"", key);
+			if (sj_option_parse(id, val, false, &v, msg, sizeof(msg)))
+				return sj_err("%s", msg);
+			i++;
 		}
+		sj_option_set(t, id, v);
+		sj_given_add(&t->given, id);
 	}
+	if (attach)
+		sj_tune_pick_mode(t);
 	return 0;
 }
 
@@ -293,51 +121,92 @@ static __u64 burst_of(const struct sj_tune *t)
 	return quarter < SJ_DEFAULT_BURST_BYTES ? quarter : SJ_DEFAULT_BURST_BYTES;
 }
 
-int sj_tune_check(const struct sj_tune *t)
+/* msg, blaming a and b, for `return problem(...)` */
+static int problem(char *msg, size_t len, int blame[2], int a, int b,
+		   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int problem(char *msg, size_t len, int blame[2], int a, int b,
+		   const char *fmt, ...)
 {
-	char a[SJ_UNITS_BUFSZ], b[SJ_UNITS_BUFSZ];
+	va_list ap;
 
-	if (t->target_ns < SJ_MIN_TIME_US * 1000ULL)
-		return sj_err("target must be at least 1us");
-	if (t->interval_ns > SJ_MAX_INTERVAL_US * 1000ULL)
-		return sj_err("interval must be at most %s",
-			      sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, a, sizeof(a)));
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	blame[0] = a;
+	blame[1] = b;
+	return -1;
+}
+
+int sj_tune_problem(const struct sj_tune *t, bool conf, char *msg, size_t len,
+		    int blame[2])
+{
+	char a[SJ_UNITS_BUFSZ], b[SJ_UNITS_BUFSZ], c[SJ_UNITS_BUFSZ];
+	const char *add_rate = conf ? "give Rate=" : "add rate RATE";
+	int i;
+
+	blame[0] = blame[1] = SJ_O_NONE;
+	/* the first option given that the mode has no use for */
+	for (i = 0; i < t->given.n; i++) {
+		int id = t->given.order[i];
+
+		if (sj_given_has(&t->given, id) && !sj_option_applies(id, t->mode)) {
+			sj_option_misplaced(t, id, t->mode, conf, msg, len);
+			blame[0] = id;
+			return -1;
+		}
+	}
+	/* every value within the table's limits, whatever set it */
+	for (i = 0; i < SJ_O_COUNT; i++)
+		if (sj_option_applies(i, t->mode) &&
+		    sj_option_in_range(t, i, conf, msg, len)) {
+			blame[0] = i;
+			return -1;
+		}
 	if (t->target_ns >= t->interval_ns)
-		return sj_err("target (%s) must be below interval (%s)",
-			      sj_format_time(t->target_ns, a, sizeof(a)),
-			      sj_format_time(t->interval_ns, b, sizeof(b)));
-	if (t->ce_threshold_ns > SJ_MAX_INTERVAL_US * 1000ULL)
-		return sj_err("ce_threshold must be at most %s",
-			      sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, a, sizeof(a)));
+		return problem(msg, len, blame, SJ_O_TARGET, SJ_O_INTERVAL,
+			       "target (%s) must be below interval (%s)",
+			       sj_format_time(t->target_ns, a, sizeof(a)),
+			       sj_format_time(t->interval_ns, b, sizeof(b)));
 	if (t->dir == SJ_DIR_INGRESS && t->mode == SJ_MODE_OBSERVE)
-		return sj_err("observe is for egress: arriving packets pass no queue of ours to measure");
+		return problem(msg, len, blame, SJ_O_OBSERVE, SJ_O_DIR,
+			       "observe is for egress only: arriving packets pass no queue of ours to measure");
 	if (t->dir == SJ_DIR_INGRESS && t->mode != SJ_MODE_RATE)
-		return sj_err("ingress needs rate mode: the packets have no queue of ours to measure (add rate RATE)");
-	if (t->wire_given && t->mode != SJ_MODE_RATE)
-		return sj_err("overhead, mpu and linklayer are for rate mode: they price packets against a rate (add rate RATE)");
+		return problem(msg, len, blame, SJ_O_DIR, SJ_O_NONE,
+			       "ingress needs rate mode: the packets have no queue of ours to measure (%s)",
+			       add_rate);
 	if (t->hook == SJ_HOOK_REQ_XDP && t->dir != SJ_DIR_INGRESS)
-		return sj_err("hook xdp is for ingress only");
+		return problem(msg, len, blame, SJ_O_HOOK, SJ_O_DIR, "%s",
+			       conf ? "xdp is an ingress hook: needs Direction=ingress" :
+				      "hook xdp is for ingress only");
 	if (t->mode != SJ_MODE_RATE)
 		return 0;
 	if (t->sparse != SJ_SPARSE_OFF)
-		return sj_err("sparse_class is for real-queue mode: rate mode has no queue to go ahead in");
-	if (t->rate_Bps * 8 < SJ_MIN_RATE_BPS * 8 || t->rate_Bps > SJ_MAX_RATE_BPS)
-		return sj_err("rate must be between %s and %s",
-			      sj_format_rate(SJ_MIN_RATE_BPS * 8, a, sizeof(a)),
-			      sj_format_rate(SJ_MAX_RATE_BPS * 8, b, sizeof(b)));
-	if (t->horizon_ns <= t->target_ns || t->horizon_ns > SJ_MAX_INTERVAL_US * 1000ULL)
-		return sj_err("horizon must be above target (%s) and at most %s",
-			      sj_format_time(t->target_ns, a, sizeof(a)),
-			      sj_format_time(SJ_MAX_INTERVAL_US * 1000ULL, b, sizeof(b)));
-	if (burst_of(t) > SJ_MAX_BURST_BYTES ||
-	    sj_vq_tx_ns(burst_of(t), t->rate_Bps) > t->horizon_ns)
-		return sj_err("burst %s takes %s to leave at this rate, longer than the horizon (%s)",
-			      sj_format_size(burst_of(t), a, sizeof(a)),
-			      sj_format_time(burst_of(t) > SJ_MAX_BURST_BYTES ? ~0ULL :
-					     sj_vq_tx_ns(burst_of(t), t->rate_Bps), b, sizeof(b)),
-			      sj_format_time(t->horizon_ns, (char[SJ_UNITS_BUFSZ]){0}, SJ_UNITS_BUFSZ));
+		return problem(msg, len, blame, SJ_O_SPARSE_CLASS, SJ_O_NONE,
+			       "sparse_class is for real-queue mode: rate mode has no queue to go ahead in");
+	if (t->horizon_ns <= t->target_ns)
+		return problem(msg, len, blame, SJ_O_HORIZON, SJ_O_TARGET,
+			       "horizon must be above target (%s)",
+			       sj_format_time(t->target_ns, a, sizeof(a)));
+	/* within its limit (above), the burst's time to leave fits in 64 bits */
+	if (sj_vq_tx_ns(burst_of(t), t->rate_Bps) > t->horizon_ns)
+		return problem(msg, len, blame, SJ_O_BURST, SJ_O_HORIZON,
+			       "burst %s takes %s to leave at this rate, longer than the horizon (%s)",
+			       sj_format_size(burst_of(t), a, sizeof(a)),
+			       sj_format_time(sj_vq_tx_ns(burst_of(t), t->rate_Bps), b, sizeof(b)),
+			       sj_format_time(t->horizon_ns, c, sizeof(c)));
 	if (t->pace && t->dir != SJ_DIR_EGRESS)
-		return sj_err("pace is for egress only: nothing below ingress honours a departure time");
+		return problem(msg, len, blame, SJ_O_PACE, SJ_O_DIR,
+			       "pace is for egress only: nothing below ingress honours a departure time");
+	return 0;
+}
+
+int sj_tune_check(const struct sj_tune *t)
+{
+	int blame[2];
+	char msg[256];
+
+	if (sj_tune_problem(t, false, msg, sizeof(msg), blame))
+		return sj_err("%s", msg);
 	return 0;
 }
 

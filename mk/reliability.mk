@@ -31,7 +31,7 @@ FUZZ_BINS := $(OUTPUT)/fuzz/fuzz_parse $(OUTPUT)/fuzz/fuzz_units \
 	     $(OUTPUT)/fuzz/fuzz_tune
 FUZZ_SRCS_parse :=
 FUZZ_SRCS_units := loader/units.c
-FUZZ_SRCS_tune := loader/tune.c loader/units.c
+FUZZ_SRCS_tune := loader/tune.c loader/options.c loader/units.c
 
 tests: $(FUZZ_BINS) $(OUTPUT)/test_fuzz
 .PHONY: fuzz

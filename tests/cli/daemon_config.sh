@@ -4,6 +4,9 @@
 # sojourn.conf errors and the systemd notify protocol.
 #   - Each bad file is refused, by `daemon --check` and by a real start,
 #     with one line naming file, line and key; nothing gets attached.
+#     Keys out of their mode (Burst= without Rate=, Fair= with it) and
+#     values past the command line's limits (Horizon=200s) are refused.
+#   - A file that passes attaches as it says, Horizon= at its limit (100s).
 #   - With NOTIFY_SOCKET (a socket this test listens on; there is no systemd
 #     here) and WATCHDOG_USEC: READY=1 comes once the first scan has
 #     attached the interface that was already there (its STATUS= says so),
@@ -47,7 +50,9 @@ bad() {
 	[ "$rc" = 1 ] || die "daemon started (rc $rc) on: $(printf "$1" | tr '\n' '|')"
 	grep -qF -- "$C:$2" <<<"$out" || die "start: expected '$C:$2', got: $out"
 	log "refused: $out"
+	NBAD=$((NBAD + 1))
 }
+NBAD=0
 
 R="[Rule]\nName=$DEV\n"
 bad "${R}Target=5x\n"				"3: Target: bad time \"5x\""
@@ -64,7 +69,23 @@ bad "${R}Rate=1mbit\nHook=xdp\n"		"4: Hook: xdp is an ingress hook"
 bad "${R}Rate=1mbit\nOverhead=-65\n"		"4: Overhead: \"-65\" is not a number of bytes"
 bad "${R}Rate=1mbit\nMPU=300\n"			"4: MPU: \"300\" is not a number of bytes"
 bad "${R}Rate=1mbit\nLinkLayer=adsl\n"		"4: LinkLayer: \"adsl\" is not ethernet, atm or ptm"
-bad "${R}LinkLayer=atm\n"			"1: [Rule]: Overhead=, MPU= and LinkLayer= need Rate="
+bad "${R}LinkLayer=atm\n"			"3: LinkLayer: is for rate mode"
+# a key that does not apply to the mode is refused at its line, as the
+# command line refuses the word (Burst= without Rate= did nothing)
+bad "${R}Burst=64kb\n"				"3: Burst: is for rate mode"
+bad "${R}Horizon=100ms\n"			"3: Horizon: is for rate mode"
+bad "${R}Pace=no\n"				"3: Pace: is for rate mode"
+bad "${R}Overhead=8\n"				"3: Overhead: is for rate mode"
+bad "${R}Rate=1mbit\nFair=yes\n"		"4: Fair: is for real-queue mode"
+bad "${R}Rate=1mbit\nQuantum=3000\n"		"4: Quantum: is for real-queue mode"
+bad "${R}Rate=1mbit\nSparseClass=off\n"	"4: SparseClass: is for real-queue mode"
+bad "${R}Observe=yes\nTarget=5ms\n"		"4: Target: does not apply to Observe=yes"
+# the command line's limits: Horizon= took up to 1 h here, attach 100 s,
+# so --check passed a file the daemon's attach then refused
+bad "${R}Rate=1mbit\nHorizon=200s\n"		"4: Horizon: 200s is outside 1us..100s"
+bad "${R}CEThreshold=500ns\n"			"3: CEThreshold: 500ns is outside 1us..100s"
+bad "${R}Rate=1mbit\nBurst=1mb\nHorizon=100ms\n" "5: Horizon: burst 1Mb takes"
+bad "${R}Rate=1mbit\nDirection=ingress\nPace=yes\n" "5: Pace: pace is for egress only"
 bad "Name=x\n"					"1: Name: key outside a section"
 # two [Rule] in a row are two rules: the second one matches nothing
 bad "[Rule]\nKind=veth\n[Rule]\nRate=1mbit\n"	"3: [Rule]: needs Name= or Kind="
@@ -85,6 +106,13 @@ DetachOnExit=yes
 Name=$DEV
 Rate=10mbit
 Direction=both
+Burst=16kb
+Horizon=100s
+Overhead=8
+MPU=64
+LinkLayer=ptm
+Target=2ms
+Interval=50ms
 EOF
 "$SOJOURN" daemon --config "$C" --check || die "good config refused"
 SOCK=$WORK/notify
@@ -106,6 +134,9 @@ ready=$(grep -m1 'READY=1' "$WORK/notify.log") || die "no READY=1: $(cat "$WORK/
 grep -q 'STATUS=2 attached' <<<"$ready" ||
 	die "READY=1 before the first scan attached $DEV both ways: $ready"
 [ "$("$SOJOURN" show "$DEV" -j | jq length)" = 2 ] || die "$DEV not attached at READY"
+# what --check passed, attach took as the file says, Horizon= at its limit
+got=$("$SOJOURN" show "$DEV" -j | jq -c '[.[] | [.horizon, .burst, .linklayer, .mpu, .target, .interval]] | unique')
+[ "$got" = '[[100000000,"16Kb","ptm",64,2000,50000]]' ] || die "the rule's settings, both ways: $got"
 n0=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
 sleep 1.2
 n1=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
@@ -121,4 +152,4 @@ sleep 0.2
 grep -q '^STOPPING=1$' "$WORK/notify.log" || die "no STOPPING=1"
 [ "$("$SOJOURN" show "$DEV" -j | jq length)" = 0 ] || die "DetachOnExit=yes left $DEV attached"
 log "notify: $(grep -v WATCHDOG "$WORK/notify.log" | tr '\n' ' ')"
-echo "PASS: 13 bad configs refused with file:line: key; READY after the scan, WATCHDOG every 150 ms, RELOADING/READY, STOPPING"
+echo "PASS: $NBAD bad configs refused with file:line: key; READY after the scan, WATCHDOG every 150 ms, RELOADING/READY, STOPPING"

@@ -6,12 +6,13 @@
 #   - dist/sojourn.service passes `systemd-analyze verify` (installed with
 #     PREFIX into a scratch folder, so its ExecStart= exists);
 #   - sojourn(8) names every command and every option word `sojourn help`
-#     prints, sojourn.conf(5) every key the parser knows; groff finds no
-#     fault in either;
+#     prints; every word of the settings table (loader/options.c, read with
+#     awk) is in `sojourn help` and sojourn(8), its every key and config.c's
+#     own in sojourn.conf(5); groff finds no fault in either;
 #   - the example sojourn.conf files (dist/ and the man page's) pass
 #     `daemon --check`; the conflist is JSON and chains sojourn-cni last;
-#   - completion offers every command, attach's options, hook values and
-#     device names;
+#   - completion offers every command, every word of the table for attach
+#     and replace, change's for change, hook values and device names;
 #   - `make install DESTDIR= PREFIX=` puts every file in place; `make deb`
 #     builds a package lintian finds no error in (when lintian is there),
 #     whose sojourn runs.
@@ -81,12 +82,36 @@ for w in $words; do
 	grep -qE "(^|[ .])(\\.B[RI]? )?$esc([ ,|]|$)|B$esc|\\b$esc\\b" dist/sojourn.8 ||
 		die "sojourn(8) never mentions \"$w\""
 done
-keys=$(grep -oE 'strcmp\((k|key), "[A-Za-z]+"\)' loader/config.c | grep -oE '"[A-Za-z]+"' | tr -d '"' | sort -u)
-[ "$(wc -l <<<"$keys")" -ge 10 ] || die "cannot read the keys from loader/config.c"
+# The settings table (loader/options.c), one line per option: word, noword
+# (- for none), [Rule] key, attach only (1/0), picks the mode (1/0).  Read
+# from the source: the binary has no command that lists it.
+table=$(awk '
+	/^\t\[SJ_O_[A-Z_]+\] = \{/ { w = "-"; nw = "-"; k = "-"; ao = 0; mode = 0; in_opt = 1 }
+	in_opt && /\.word = "/ { w = $0; sub(/.*\.word = "/, "", w); sub(/".*/, "", w) }
+	in_opt && /\.noword = "/ { nw = $0; sub(/.*\.noword = "/, "", nw); sub(/".*/, "", nw) }
+	in_opt && /\.key = "/ { k = $0; sub(/.*\.key = "/, "", k); sub(/".*/, "", k) }
+	in_opt && /SJ_OPT_ATTACH_ONLY/ { ao = 1 }
+	in_opt && /SJ_T_MODE/ { mode = 1 }
+	in_opt && /^\t},/ { print w, nw, k, ao, mode; in_opt = 0 }' loader/options.c)
+[ "$(wc -l <<<"$table")" -ge 15 ] || die "cannot read the settings table from loader/options.c"
+awk '$1 == "-" || $3 == "-" { bad = 1 } END { exit !bad }' <<<"$table" &&
+	die "an option in loader/options.c lacks its word or key: $table"
+# [Rule] keys of the table, and those config.c reads itself (Name=, [Daemon])
+keys=$( { awk '{ print $3 }' <<<"$table"
+	grep -oE 'strcmp\((k|key), "[A-Za-z]+"\)' loader/config.c | grep -oE '"[A-Za-z]+"' | tr -d '"'
+	} | sort -u)
+[ "$(wc -l <<<"$keys")" -ge 20 ] || die "cannot read the keys from loader/options.c and loader/config.c"
 for k in $keys; do
 	grep -q "^\.B[RI]\? $k=" dist/sojourn.conf.5 || die "sojourn.conf(5) does not describe $k="
 done
-log "man: $(wc -w <<<"$cmds") commands, $(wc -w <<<"$words") option words, $(wc -w <<<"$keys") config keys documented"
+# every word of the table in the usage and in sojourn(8)
+table_words=$(awk '{ print $1; if ($2 != "-") print $2 }' <<<"$table")
+for w in $table_words; do
+	grep -qE "(^|[^a-z_])$w([^a-z_]|\$)" "$WORK/help" || die "sojourn help never shows \"$w\""
+	grep -qE "(^|[ .])(\\.B[RI]? )?$w([ ,|]|\$)|B$w|\\b$w\\b" dist/sojourn.8 ||
+		die "sojourn(8) never mentions \"$w\""
+done
+log "man: $(wc -w <<<"$cmds") commands, $(wc -w <<<"$words") option words, $(wc -w <<<"$table_words") words of the settings table, $(wc -w <<<"$keys") config keys documented"
 
 # --- examples ---
 "$SOJOURN" daemon --config dist/sojourn.conf --check || die "dist/sojourn.conf refused"
@@ -109,9 +134,17 @@ for c in $cmds; do
 	comp sojourn "" | grep -qx "$c" || die "completion does not offer \"$c\""
 done
 comp sojourn attach sjd | grep -qx "$DEV" || die "completion does not offer device $DEV"
-for o in rate target interval ce_threshold ecn noecn hook ingress; do
+for o in $table_words ingress egress; do
 	comp sojourn attach "$DEV" "" | grep -qx "$o" || die "completion of attach lacks $o"
+	comp sojourn replace "$DEV" "" | grep -qx "$o" || die "completion of replace lacks $o"
 done
+# change: the table's words that change takes (not attach-only, not the mode)
+while read -r w nw _ attach_only mode; do
+	[ "$attach_only$mode" = 00 ] || continue
+	for o in $w ${nw#-}; do
+		comp sojourn change "$DEV" "" | grep -qx "$o" || die "completion of change lacks $o"
+	done
+done <<<"$table"
 [ "$(comp sojourn attach "$DEV" hook "" | sort | tr '\n' ' ')" = "clsact tc tcx xdp " ] ||
 	die "completion of hook: $(comp sojourn attach "$DEV" hook "")"
 comp sojourn daemon -- | grep -qx -- --detach-on-exit || die "completion of daemon options"

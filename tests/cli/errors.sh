@@ -309,6 +309,23 @@ expect_error "attach: linklayer without rate" 'are for rate mode' \
 	sj attach "$DQ" linklayer atm -n "$NS"
 expect_error "attach: overhead 0 without rate" 'are for rate mode' \
 	sj attach "$DQ" overhead 0 -n "$NS"
+# an option that does not apply to the mode is refused, never ignored
+# (burst without rate was accepted and did nothing)
+for w in "burst 64kb" "horizon 100ms" pace nopace "mpu 64"; do
+	# shellcheck disable=SC2086
+	expect_error "attach: $w without rate" 'are for rate mode.*add rate RATE' \
+		sj attach "$DQ" $w -n "$NS"
+done
+for w in fair nofair "quantum 3000" "sparse_class off"; do
+	# shellcheck disable=SC2086
+	expect_error "attach: rate with $w" 'for real-queue mode' \
+		sj attach "$DN" rate 1mbit $w -n "$NS"
+done
+# one limit for horizon, as sojourn.conf's Horizon= has it
+expect_error "attach: horizon 200s" 'horizon must be .*100s' \
+	sj attach "$DN" rate 1mbit horizon 200s -n "$NS"
+expect_error "attach: ce_threshold 500ns" 'ce_threshold must be between 1us' \
+	sj attach "$DQ" ce_threshold 500ns -n "$NS"
 expect_error "detach: bogus direction" 'usage' sj detach "$DN" sideways -n "$NS"
 
 # ---- attach: the environment ---------------------------------------------
@@ -364,7 +381,9 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" -n "$NS"; then
 	    "interval abc|bad interval" "target 100ms|below" \
 	    "interval 5ms|below" "target|needs" "frobnicate|unknown option" \
 	    "hook clsact|unknown option" "rate 10mbit|rate mode is chosen at attach" \
-	    "overhead 4|are for rate mode" "linklayer atm|are for rate mode"; do
+	    "overhead 4|are for rate mode" "linklayer atm|are for rate mode" \
+	    "burst 64kb|are for rate mode" "horizon 1s|are for rate mode" \
+	    "pace|are for rate mode" "flows 1024|unknown option"; do
 		re=${args#*|} args=${args%|*}
 		# shellcheck disable=SC2086
 		expect_error "change: $args" "$re" sj change "$DQ" $args -n "$NS"
