@@ -30,8 +30,11 @@ OUT=${OUTPUT:-build}
 WORK=$(mktemp -d "/tmp/sjdeb.XXXXXX")
 NS=sjdeb$$
 cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	"$SOJOURN" gc >/dev/null 2>&1
+	if [ -e "/run/netns/$NS" ]; then
+		"$SOJOURN" -n "$NS" detach sjdeb0 >/dev/null 2>&1
+		"$SOJOURN" -n "$NS" detach sjdeb1 >/dev/null 2>&1
+		ip netns del "$NS"
+	fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
