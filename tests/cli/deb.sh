@@ -113,6 +113,9 @@ for p in $(dpkg-deb -f "$deb" Depends | tr ',|' '\n' | sed 's/(.*//; s/[[:space:
 done
 sdpkg() { dpkg --root="$R" --force-script-chrootless "$@"; }
 ours() { (cd "$R" && find . -path ./var/lib/dpkg -prune -o -print | sort); }
+# what every system has before us: /run, and /var/lib/systemd (systemd's;
+# deb-systemd-helper keeps its enablement state below it)
+mkdir -p "$R/run" "$R/var/lib/systemd"
 ours >"$WORK/root.empty"
 
 sdpkg -i "$deb" >"$WORK/dpkg.log" 2>&1 || die "install: $(tail -10 "$WORK/dpkg.log")"
@@ -148,7 +151,7 @@ dpkg --root="$R" -s sojourn >/dev/null 2>&1 && die "purge left sojourn in the st
 ls "$R"/var/lib/dpkg/info/sojourn.* >/dev/null 2>&1 && die "purge left $(ls "$R"/var/lib/dpkg/info/sojourn.*)"
 ours >"$WORK/root.purged"
 left=$(comm -13 "$WORK/root.empty" "$WORK/root.purged")
-[ -z "$left" ] || die "purge left: $left"
+[ -z "$left" ] || { (cd "$R" && ls -laR var/lib/systemd 2>/dev/null); die "purge left: $left"; }
 host_state >"$WORK/host.after"
 cmp -s "$WORK/host.before" "$WORK/host.after" ||
 	die "the host changed: $(diff "$WORK/host.before" "$WORK/host.after")"
@@ -168,7 +171,12 @@ printf '# attachments sojourn daemon made: netns cookie-ifindex-direction\n%s\n'
 	"$(basename "$pin")" >"$WORK/attached"
 printf '[Daemon]\nStateFile = %s\n' "$WORK/attached" >"$WORK/sojourn.conf"
 dpkg-deb -e "$deb" "$WORK/ctl"
-grep -q 'deb-systemd-invoke stop' "$WORK/ctl/prerm" || die "prerm does not stop the unit"
+grep -q 'deb-systemd-invoke stop sojourn.service' "$WORK/ctl/prerm" || die "prerm does not stop the unit"
+# upgrades: a running daemon restarted after, not stopped before
+grep -q "deb-systemd-invoke try-restart 'sojourn.service'" "$WORK/ctl/postinst" ||
+	die "postinst does not restart a running daemon on upgrade"
+grep -q 'deb-systemd-invoke stop' "$WORK/ctl/preinst" 2>/dev/null &&
+	die "preinst stops the daemon on upgrade (and nothing starts it again)"
 sed -e "s|^SOJOURN=/usr/sbin/sojourn|SOJOURN=$SOJOURN|; s|^CONF=.*|CONF=$WORK/sojourn.conf|" \
 	-e 's/deb-systemd-invoke/true/' "$WORK/ctl/prerm" >"$WORK/prerm"
 grep -q "^SOJOURN=$SOJOURN" "$WORK/prerm" || die "cannot point the prerm at $SOJOURN"
