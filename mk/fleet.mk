@@ -1,8 +1,9 @@
 # Fleet (issue 7): the daemon's libraries, the CNI plugin, install, .deb.
 #   make install [PREFIX=/usr] [DESTDIR=...]
-#   make deb          build/sojourn_VERSION_ARCH.deb (dpkg-deb; lintian if there)
+#   make deb          build/sojourn_VERSION_ARCH.deb and its -dbgsym (debian/,
+#                     dpkg-buildpackage; lintian --pedantic when installed)
 DEB_PKGS += libinih-dev libsystemd-dev containernetworking-plugins python3 \
-	    systemd lintian bash-completion groff-base
+	    systemd lintian bash-completion groff-base debhelper dpkg-dev
 LDLIBS   += -linih -lsystemd
 
 CNI_SRCS := $(wildcard cni/*.c)
@@ -16,7 +17,7 @@ $(OUTPUT)/cni:
 
 $(CNI_BIN): $(CNI_SRCS) $(wildcard cni/*.h) include/sojourn.h | $(OUTPUT)/cni
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -Icni $(CNI_SRCS) -ljson-c -lmnl -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Icni $(CNI_SRCS) -ljson-c -lmnl -o $@
 
 # ---- install: PREFIX for programs and data, DESTDIR for staging ----
 PREFIX     ?= /usr/local
@@ -46,22 +47,30 @@ install: $(OUTPUT)/sojourn $(CNI_BIN)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/sojourn/sojourn.conf ] || \
 		$(INSTALL) -m 644 dist/sojourn.conf $(DESTDIR)$(SYSCONFDIR)/sojourn/sojourn.conf
 
-# ---- make deb: a Debian package of `make install PREFIX=/usr` ----
-DEB_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
-DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
-DEB_STAGE   := $(OUTPUT)/deb
-DEB_FILE    := $(OUTPUT)/sojourn_$(DEB_VERSION)_$(DEB_ARCH).deb
+# ---- make deb: debian/ (debhelper) through dpkg-buildpackage ----
+# dpkg-buildpackage writes its results beside the source folder, and the
+# package's clean step empties build/: so it builds a copy of the tree (the
+# files git knows, committed or not) under $(OUTPUT)/deb, with none of this
+# make's variables (MAKEFLAGS).  lintian --pedantic must find nothing at all;
+# the .deb files (sojourn and sojourn-dbgsym) are then copied to $(OUTPUT).
+DEB_TREE := $(OUTPUT)/deb/sojourn
 
-deb: $(OUTPUT)/sojourn $(CNI_BIN)
-	$(Q)rm -rf $(DEB_STAGE) && mkdir -p $(DEB_STAGE)/root/DEBIAN $(DEB_STAGE)/debian
-	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_STAGE)/root \
-		PREFIX=/usr UNITDIR=/lib/systemd/system >/dev/null
-	$(Q)gzip -9n $(DEB_STAGE)/root/usr/share/man/man*/*
-	$(Q)strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-		$(DEB_STAGE)/root/usr/sbin/sojourn $(DEB_STAGE)/root/usr/lib/cni/sojourn-cni
-	$(Q)dist/deb-meta.sh $(DEB_STAGE) $(DEB_VERSION) $(DEB_ARCH)
-	$(Q)dpkg-deb --root-owner-group -Zxz --build $(DEB_STAGE)/root $(DEB_FILE) >/dev/null
-	$(call msg,DEB,$(DEB_FILE))
+deb:
+	$(Q)rm -rf $(OUTPUT)/deb $(OUTPUT)/sojourn_*.deb $(OUTPUT)/sojourn-dbgsym_*.deb
+	$(Q)mkdir -p $(DEB_TREE)
+	$(Q)if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z -c -o --exclude-standard | \
+		tar --null --ignore-failed-read --warning=no-failed-read -T - -cf - ; \
+	else \
+		tar --exclude-vcs --exclude='./build' --exclude='./$(OUTPUT)' -cf - . ; \
+	fi | tar -xf - -C $(DEB_TREE)
+	$(call msg,DPKG,$(DEB_TREE))
+	$(Q)cd $(DEB_TREE) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		dpkg-buildpackage -us -uc -b -jauto >../build.log 2>&1 || \
+		{ tail -30 ../build.log; echo "make deb: see $(OUTPUT)/deb/build.log"; exit 1; }
 	$(Q)if command -v lintian >/dev/null; then \
-		lintian --fail-on error $(DEB_FILE); \
+		lintian --pedantic -I --fail-on error,warning,info,pedantic \
+			$(OUTPUT)/deb/sojourn_*.changes; \
 	fi
+	$(Q)cp $(OUTPUT)/deb/*.deb $(OUTPUT)/
+	$(Q)for f in $(OUTPUT)/sojourn*_*.deb; do printf '  %-8s %s\n' DEB "$$f"; done

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# What ships: the systemd unit, man pages, bash completion, examples,
-# `make install` and `make deb`.
+# What ships: the systemd unit, man pages, bash completion, examples and
+# `make install` (the Debian package: tests/cli/deb.sh).
 #   - dist/sojourn.service passes `systemd-analyze verify` (installed with
 #     PREFIX into a scratch folder, so its ExecStart= exists);
 #   - sojourn(8) names every command and every option word `sojourn help`
@@ -13,15 +13,14 @@
 #     `daemon --check`; the conflist is JSON and chains sojourn-cni last;
 #   - completion offers every command, every word of the table for attach
 #     and replace, change's for change, hook values and device names;
-#   - `make install DESTDIR= PREFIX=` puts every file in place; `make deb`
-#     builds a package lintian finds no error in (when lintian is there),
-#     whose sojourn runs.
+#   - `make install DESTDIR= PREFIX=` puts every file in place (the package:
+#     tests/cli/deb.sh).
 # Exit 0 pass, 77 skip, 1 fail.  SOJOURN= overrides the command.
 
 # shellcheck source=SCRIPTDIR/../lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 [ -x "$SOJOURN" ] || skip "$SOJOURN not built"
-for t in systemd-analyze groff dpkg-deb jq; do
+for t in systemd-analyze groff jq; do
 	command -v "$t" >/dev/null || skip "$t not installed"
 done
 cd "$SJ_ROOT" || exit 1
@@ -149,24 +148,4 @@ done <<<"$table"
 	die "completion of hook: $(comp sojourn attach "$DEV" hook "")"
 comp sojourn daemon -- | grep -qx -- --detach-on-exit || die "completion of daemon options"
 
-# --- the package ---
-"${MAKE_NB[@]}" deb >"$WORK/deb.log" 2>&1 || die "make deb: $(tail -15 "$WORK/deb.log")"
-deb=$(ls -t "$OUT"/sojourn_*.deb | head -1)
-[ -f "$deb" ] || die "no .deb"
-if command -v lintian >/dev/null; then
-	lintian "$deb" >"$WORK/lintian" 2>&1
-	grep -q '^E:' "$WORK/lintian" && die "lintian errors: $(grep '^E:' "$WORK/lintian")"
-	lint="lintian: $(grep -c '^W:' "$WORK/lintian") warnings, no errors"
-else
-	lint="lintian not installed: not run"
-fi
-dpkg-deb -c "$deb" | awk '{ print $6 }' >"$WORK/files"
-for f in ./usr/sbin/sojourn ./usr/lib/cni/sojourn-cni ./lib/systemd/system/sojourn.service \
-	./usr/share/man/man8/sojourn.8.gz ./usr/share/man/man5/sojourn.conf.5.gz \
-	./etc/sojourn/sojourn.conf ./usr/share/bash-completion/completions/sojourn; do
-	grep -qx -- "$f" "$WORK/files" || die "the package lacks $f"
-done
-dpkg-deb -f "$deb" Depends | grep -q libinih || die "Depends lacks libinih: $(dpkg-deb -f "$deb" Depends)"
-dpkg-deb -x "$deb" "$WORK/x"
-"$WORK/x/usr/sbin/sojourn" help | grep -q 'sojourn daemon' || die "the packaged sojourn does not run"
-echo "PASS: unit verified, man pages cover $(wc -w <<<"$cmds") commands, completion, install, $(basename "$deb") ($lint)"
+echo "PASS: unit verified, man pages cover $(wc -w <<<"$cmds") commands, completion, install"
