@@ -12,6 +12,9 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(OUTPUT) -Iloader
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Wall -Werror -Iinclude -I.
 LDLIBS    := -lxdp -lbpf -lelf -lz -ljson-c -lmnl
+# the version, computed once: `sojourn -V` and the .deb (mk/fleet.mk) carry it
+SJ_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+SJ_VERSION := $(SJ_VERSION)
 
 # Debian packages: build, test and demo.  `make deps` installs the missing.
 DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
@@ -38,7 +41,7 @@ UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
 # each may add to DEB_PKGS, UNIT_TESTS, LDLIBS and define its own targets
 EXTRA_BINS :=
 
-.PHONY: all clean deps check demo tests
+.PHONY: all clean deps check demo tests FORCE
 all: $(OUTPUT)/sojourn
 
 $(OUTPUT) $(OUTPUT)/loader:
@@ -65,6 +68,13 @@ $(OUTPUT)/sojourn_xdp.skel.h: $(OUTPUT)/ingress.bpf.o
 $(OUTPUT)/loader/%.o: loader/%.c $(HEADERS) $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h | $(OUTPUT)/loader
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# rewritten only when the version changes, so main.o is rebuilt after a
+# commit and not on every make
+$(OUTPUT)/version.h: FORCE | $(OUTPUT)
+	$(Q)v='#define SJ_VERSION "$(SJ_VERSION)"'; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+$(OUTPUT)/loader/main.o: $(OUTPUT)/version.h
 
 $(OUTPUT)/sojourn: $(LOADER_OBJS)
 	$(call msg,BINARY,$@)

@@ -47,7 +47,7 @@ install: $(OUTPUT)/sojourn $(CNI_BIN)
 		$(INSTALL) -m 644 dist/sojourn.conf $(DESTDIR)$(SYSCONFDIR)/sojourn/sojourn.conf
 
 # ---- make deb: a Debian package of `make install PREFIX=/usr` ----
-DEB_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+DEB_VERSION ?= $(SJ_VERSION)
 DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB_STAGE   := $(OUTPUT)/deb
 DEB_FILE    := $(OUTPUT)/sojourn_$(DEB_VERSION)_$(DEB_ARCH).deb
