@@ -134,8 +134,9 @@ void out_text(const char *fmt, ...)
 void out_flush(void)
 {
 	if (json_mode && depth > 0) {
+		/* pins are paths: "/sys/fs/bpf/...", not json-c's "\/sys\/..." */
 		printf("%s\n", json_object_to_json_string_ext(stack[0],
-				JSON_C_TO_STRING_PLAIN));
+				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(stack[0]);
 		depth = 0;
 	}

@@ -295,10 +295,15 @@ static int show_one(const char *dir, void *arg)
 		char a[SJ_UNITS_BUFSZ], b[SJ_UNITS_BUFSZ];
 
 		out_str("mode", " mode %s", "rate");
-		out_str("rate", " rate %s", sj_format_rate(set.rate_Bps * 8, a, sizeof(a)));
-		out_str("burst", " burst %s", sj_format_size(set.burst_bytes, b, sizeof(b)));
-		out_u64("rate_bps", "", set.rate_Bps * 8);
-		out_u64("burst_bytes", "", set.burst_bytes);
+		/* tc's convention (tc -j qdisc show, tbf): text "20Mbit",
+		 * JSON bytes per second and bytes as numbers */
+		if (out_is_json()) {
+			out_u64("rate", "", set.rate_Bps);
+			out_u64("burst", "", set.burst_bytes);
+		} else {
+			out_text(" rate %s", sj_format_rate(set.rate_Bps * 8, a, sizeof(a)));
+			out_text(" burst %s", sj_format_size(set.burst_bytes, b, sizeof(b)));
+		}
 		out_time("horizon", " horizon %s", set.horizon_ns);
 		out_bool("pace", " pace", set.pace);
 		show_wire(&set.wire);
