@@ -63,7 +63,7 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: sojourn COMMAND ...\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       sojourn %s\n", commands[i].usage);
-	fprintf(f, "       sojourn COMMAND help\n       sojourn -V\n");
+	fprintf(f, "       sojourn COMMAND help | sojourn -V\n");
 	fprintf(f, UNITS_LINE);
 }
 
