@@ -19,7 +19,7 @@ SJ_VERSION := $(SJ_VERSION)
 # Debian packages: build, test and demo.  `make deps` installs the missing.
 DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
 	     libjson-c-dev libmnl-dev libxdp-dev xdp-tools pkg-config iproute2 iperf3 \
-	     fping ethtool jq util-linux procps gawk linux-libc-dev irtt \
+	     fping ethtool jq python3-jsonschema util-linux procps gawk linux-libc-dev irtt \
 	     qemu-system-x86 busybox-static kmod
 
 ifeq ($(V),1)
