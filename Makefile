@@ -12,15 +12,16 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(OUTPUT) -Iloader
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Wall -Werror -Iinclude -I.
 LDLIBS    := -lxdp -lbpf -lelf -lz -ljson-c -lmnl
-# the version, computed once: `sojourn -V` and the .deb (mk/fleet.mk) carry it
-SJ_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
-SJ_VERSION := $(SJ_VERSION)
 
 # Debian packages: build, test and demo.  `make deps` installs the missing.
 DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
 	     libjson-c-dev libmnl-dev libxdp-dev xdp-tools pkg-config iproute2 iperf3 \
 	     fping ethtool jq python3-jsonschema util-linux procps gawk linux-libc-dev irtt \
 	     qemu-system-x86 busybox-static kmod
+
+# the version, computed once: `sojourn -V` and the .deb (mk/fleet.mk) carry it
+SJ_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+SJ_VERSION := $(SJ_VERSION)
 
 ifeq ($(V),1)
 Q =
@@ -69,13 +70,6 @@ $(OUTPUT)/loader/%.o: loader/%.c $(HEADERS) $(OUTPUT)/sojourn.skel.h $(OUTPUT)/s
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-# rewritten only when the version changes, so main.o is rebuilt after a
-# commit and not on every make
-$(OUTPUT)/version.h: FORCE | $(OUTPUT)
-	$(Q)v='#define SJ_VERSION "$(SJ_VERSION)"'; \
-	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
-$(OUTPUT)/loader/main.o: $(OUTPUT)/version.h
-
 $(OUTPUT)/sojourn: $(LOADER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
@@ -103,6 +97,13 @@ $(OUTPUT)/test_units: tests/unit/test_units.c loader/units.c loader/units.h | $(
 $(OUTPUT)/test_pkt: tests/prog/test_pkt.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+# rewritten only when the version changes, so main.o is rebuilt after a
+# commit and not on every make
+$(OUTPUT)/version.h: FORCE | $(OUTPUT)
+	$(Q)v='#define SJ_VERSION "$(SJ_VERSION)"'; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+$(OUTPUT)/loader/main.o: $(OUTPUT)/version.h
 
 tests: all $(UNIT_TESTS) $(EXTRA_BINS)
 
