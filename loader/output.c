@@ -114,6 +114,26 @@ void out_time(const char *key, const char *fmt, __u64 ns)
 		printf(fmt, sj_format_time(ns, buf, sizeof(buf)));
 }
 
+void out_rate(const char *key, const char *fmt, __u64 bytes_per_sec)
+{
+	char buf[SJ_UNITS_BUFSZ];
+
+	if (json_mode)
+		add(key, json_object_new_uint64(bytes_per_sec));
+	else
+		printf(fmt, sj_format_rate(bytes_per_sec * 8, buf, sizeof(buf)));
+}
+
+void out_size(const char *key, const char *fmt, __u64 bytes)
+{
+	char buf[SJ_UNITS_BUFSZ];
+
+	if (json_mode)
+		add(key, json_object_new_uint64(bytes));
+	else
+		printf(fmt, sj_format_size(bytes, buf, sizeof(buf)));
+}
+
 void out_null(const char *key)
 {
 	if (json_mode)
