@@ -19,8 +19,11 @@ DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
 	     fping ethtool jq python3-jsonschema util-linux procps gawk linux-libc-dev irtt \
 	     qemu-system-x86 busybox-static kmod
 
-# the version, computed once: `sojourn -V` and the .deb (mk/fleet.mk) carry it
-SJ_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+# the version, computed once: `sojourn -V` and the .deb (mk/fleet.mk) carry
+# it.  The release is debian/changelog's where there is one; a build from
+# git adds the commit count.  A package build passes SJ_VERSION itself.
+SJ_RELEASE := $(or $(shell sed -n '1s/^sojourn .\([^ ]*\). .*/\1/p' debian/changelog 2>/dev/null),0.1.0)
+SJ_VERSION ?= $(SJ_RELEASE)+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
 SJ_VERSION := $(SJ_VERSION)
 
 ifeq ($(V),1)
