@@ -19,8 +19,15 @@ LDLIBS    := -lxdp -lbpf -lelf -lz -ljson-c -lmnl
 # Debian packages: build, test and demo.  `make deps` installs the missing.
 DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
 	     libjson-c-dev libmnl-dev libxdp-dev xdp-tools pkg-config iproute2 iperf3 \
-	     fping ethtool jq util-linux procps gawk linux-libc-dev irtt \
+	     fping ethtool jq python3-jsonschema util-linux procps gawk linux-libc-dev irtt \
 	     qemu-system-x86 busybox-static kmod
+
+# the version, computed once: `sojourn -V` and the .deb (mk/fleet.mk) carry
+# it.  The release is debian/changelog's where there is one; a build from
+# git adds the commit count.  A package build passes SJ_VERSION itself.
+SJ_RELEASE := $(or $(shell sed -n '1s/^sojourn .\([^ ]*\). .*/\1/p' debian/changelog 2>/dev/null),0.1.0)
+SJ_VERSION ?= $(SJ_RELEASE)+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+SJ_VERSION := $(SJ_VERSION)
 
 ifeq ($(V),1)
 Q =
@@ -41,7 +48,7 @@ UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
 # each may add to DEB_PKGS, UNIT_TESTS, LDLIBS and define its own targets
 EXTRA_BINS :=
 
-.PHONY: all clean deps check demo tests
+.PHONY: all clean deps check demo tests FORCE
 all: $(OUTPUT)/sojourn
 
 $(OUTPUT) $(OUTPUT)/loader:
@@ -96,6 +103,13 @@ $(OUTPUT)/test_units: tests/unit/test_units.c loader/units.c loader/units.h | $(
 $(OUTPUT)/test_pkt: tests/prog/test_pkt.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+# rewritten only when the version changes, so main.o is rebuilt after a
+# commit and not on every make
+$(OUTPUT)/version.h: FORCE | $(OUTPUT)
+	$(Q)v='#define SJ_VERSION "$(SJ_VERSION)"'; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+$(OUTPUT)/loader/main.o: $(OUTPUT)/version.h
 
 tests: all $(UNIT_TESTS) $(EXTRA_BINS)
 

@@ -69,7 +69,8 @@ void fail(int code, const char *details, const char *fmt, ...)
 	json_object_object_add(o, "msg", json_object_new_string(msg));
 	json_object_object_add(o, "details",
 			       json_object_new_string(details ? details : code_text(code)));
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	printf("%s\n", json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	fprintf(stderr, "sojourn-cni: %s\n", msg);
 	exit(1);
 }
@@ -402,7 +403,8 @@ static void print_result(const struct conf *c)
 	struct json_object *res = c->prev ? c->prev : json_object_new_object();
 
 	json_object_object_add(res, "cniVersion", json_object_new_string(cni_version));
-	printf("%s\n", json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN));
+	printf("%s\n", json_object_to_json_string_ext(res,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 static void cmd_add(const struct conf *c, const char *netns, const char *ifname,
@@ -485,8 +487,10 @@ static void check_dir(const struct conf *c, const char *host, const char *dir,
 			continue;
 		if (!want)
 			die(ERR_CHECK, "%s %s is attached but no rate asks for it", host, dir);
-		if (!json_object_object_get_ex(e, "rate_bps", &v) ||
-		    (unsigned long long)json_object_get_int64(v) != want)
+		/* show -j's rate is bytes per second, as tc -j prints it */
+		if (!json_object_object_get_ex(e, "rate", &v) ||
+		    !json_object_is_type(v, json_type_int) ||
+		    (unsigned long long)json_object_get_int64(v) * 8 != want)
 			die(ERR_CHECK, "%s %s: rate is not %llu bit/s", host, dir, want);
 		json_object_put(arr);
 		return;
@@ -520,7 +524,8 @@ static void cmd_version(void)
 		json_object_array_add(list, json_object_new_string(supported[i]));
 	json_object_object_add(o, "cniVersion", json_object_new_string(cni_version));
 	json_object_object_add(o, "supportedVersions", list);
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	printf("%s\n", json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 int main(void)

@@ -114,6 +114,26 @@ void out_time(const char *key, const char *fmt, __u64 ns)
 		printf(fmt, sj_format_time(ns, buf, sizeof(buf)));
 }
 
+void out_rate(const char *key, const char *fmt, __u64 bytes_per_sec)
+{
+	char buf[SJ_UNITS_BUFSZ];
+
+	if (json_mode)
+		add(key, json_object_new_uint64(bytes_per_sec));
+	else
+		printf(fmt, sj_format_rate(bytes_per_sec * 8, buf, sizeof(buf)));
+}
+
+void out_size(const char *key, const char *fmt, __u64 bytes)
+{
+	char buf[SJ_UNITS_BUFSZ];
+
+	if (json_mode)
+		add(key, json_object_new_uint64(bytes));
+	else
+		printf(fmt, sj_format_size(bytes, buf, sizeof(buf)));
+}
+
 void out_null(const char *key)
 {
 	if (json_mode)
@@ -134,8 +154,9 @@ void out_text(const char *fmt, ...)
 void out_flush(void)
 {
 	if (json_mode && depth > 0) {
+		/* pins are paths: "/sys/fs/bpf/...", not json-c's "\/sys\/..." */
 		printf("%s\n", json_object_to_json_string_ext(stack[0],
-				JSON_C_TO_STRING_PLAIN));
+				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(stack[0]);
 		depth = 0;
 	}

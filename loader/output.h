@@ -24,6 +24,10 @@ void out_str(const char *key, const char *fmt, const char *v);
 void out_bool(const char *key, const char *word, bool v);
 /* JSON: microseconds as a number (tc's convention); text: "5ms" */
 void out_time(const char *key, const char *fmt, __u64 ns);
+/* JSON: bytes per second as a number (tc -j's rate); text: "20Mbit" */
+void out_rate(const char *key, const char *fmt, __u64 bytes_per_sec);
+/* JSON: bytes as a number (tc -j's burst); text: "32Kb" */
+void out_size(const char *key, const char *fmt, __u64 bytes);
 void out_null(const char *key);
 /* text only */
 void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -292,13 +292,10 @@ static int show_one(const char *dir, void *arg)
 			out_text(" (alone: no libxdp dispatcher)");
 	}
 	if (meta.mode == SJ_MODE_RATE) {
-		char a[SJ_UNITS_BUFSZ], b[SJ_UNITS_BUFSZ];
-
 		out_str("mode", " mode %s", "rate");
-		out_str("rate", " rate %s", sj_format_rate(set.rate_Bps * 8, a, sizeof(a)));
-		out_str("burst", " burst %s", sj_format_size(set.burst_bytes, b, sizeof(b)));
-		out_u64("rate_bps", "", set.rate_Bps * 8);
-		out_u64("burst_bytes", "", set.burst_bytes);
+		/* as tc -j prints tbf's: bytes per second and bytes */
+		out_rate("rate", " rate %s", set.rate_Bps);
+		out_size("burst", " burst %s", set.burst_bytes);
 		out_time("horizon", " horizon %s", set.horizon_ns);
 		out_bool("pace", " pace", set.pace);
 		show_wire(&set.wire);

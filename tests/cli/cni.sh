@@ -89,8 +89,8 @@ jq -e --slurpfile b "$WORK/bridge.$POD.json" '.interfaces == $b[0].interfaces an
 	"$WORK/ours.$POD.json" >/dev/null || die "ADD did not pass the prevResult on"
 "$SOJOURN" show "$HOST" -j >"$WORK/show.json"
 jq -e 'length == 2 and
-	(.[] | select(.direction == "egress") | .mode == "rate" and .rate_bps == 20000000) and
-	(.[] | select(.direction == "ingress") | .mode == "rate" and .rate_bps == 10000000)' \
+	(.[] | select(.direction == "egress") | .mode == "rate" and .rate == 2500000) and
+	(.[] | select(.direction == "ingress") | .mode == "rate" and .rate == 1250000)' \
 	"$WORK/show.json" >/dev/null || die "host veth $HOST: $(cat "$WORK/show.json")"
 ip netns exec "$POD" fping -q -c 3 -p 200 -t 1000 198.18.77.1 2>/dev/null ||
 	die "pod cannot reach its gateway through sojourn"

@@ -70,12 +70,12 @@ flows() {
 }
 
 sj replace "$D" rate 10mbit >/dev/null 2>&1
-is "not attached: replace attaches" "$(field egress mode) $(field egress rate)" "rate 10Mbit"
+is "not attached: replace attaches" "$(field egress mode) $(field egress rate)" "rate 1250000"
 p0=$(prog egress)
 
 sj replace "$D" rate 20mbit target 10ms
 is "same mode: in place, same program" "$(prog egress)" "$p0"
-is "same mode: settings rewritten" "$(field egress rate) $(field egress target)" "20Mbit 10000"
+is "same mode: settings rewritten" "$(field egress rate) $(field egress target)" "2500000 10000"
 sj replace "$D" rate 20mbit
 is "an option not given goes back to its default (target)" "$(field egress target)" 5000
 is "... still in place" "$(prog egress)" "$p0"

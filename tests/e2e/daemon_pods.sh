@@ -100,7 +100,7 @@ for round in $(seq "$ROUNDS"); do
 		"$SOJOURN" show "${HOST}1" -j | jq -e 'length == 2 and
 			(map(.mode) | unique) == ["rate"] and
 			(map(.direction) | sort) == ["egress", "ingress"] and
-			(map(.rate_bps) | unique) == [100000000]' >/dev/null ||
+			(map(.rate) | unique) == [12500000]' >/dev/null ||
 			die "attachments of ${HOST}1 are not rate 100mbit both ways"
 	}
 	for i in $(seq "$PODS"); do

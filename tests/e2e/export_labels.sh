@@ -114,8 +114,8 @@ value() {
 is "sojourn_rate_bytes_per_second" \
 	"$(value sojourn_rate_bytes_per_second "$DEV_RC")" $((RATE_BITS / 8))
 is "sojourn_burst_bytes" "$(value sojourn_burst_bytes "$DEV_RC")" "$BURST"
-is "show -j: rate/8 and burst" \
-	"$(jq -r --arg d "$DEV_RC" '.[] | select(.dev == $d) | "\(.rate_bps / 8) \(.burst_bytes)"' <<<"$show")" \
+is "show -j: rate (bytes/s) and burst" \
+	"$(jq -r --arg d "$DEV_RC" '.[] | select(.dev == $d) | "\(.rate) \(.burst)"' <<<"$show")" \
 	"$((RATE_BITS / 8)) $BURST"
 check "rate gauges of the real queue" \
 	"$(grep -cE "^sojourn_(rate_bytes_per_second|burst_bytes)\{device=\"$DEV_RS\"" "$f")" '==' 0
