@@ -21,7 +21,6 @@
 
 /* Bounds on what an operator may ask for */
 #define SJ_MIN_TIME_US		1		/* target, interval */
-#define SJ_MAX_TIME_US		(3600ULL * 1000000)	/* 1 hour */
 /* 16 intervals must fit the signed 32-bit codel clock (~2199 s) */
 #define SJ_MAX_INTERVAL_US	(100ULL * 1000000)
 
