@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Ingress rate mode from the first packet: a download that starts against
+# `ingress rate 20mbit` on the client's interface (nothing else slows the
+# path: the veths run at memory speed) must not get far more than the rate
+# in its first second, and with ECN its sender must not retransmit:
+#   first second   bytes the client received in the first 1.0 s of the
+#                  transfer (iperf3's own intervals at the receiver) over
+#                  20 Mbit x 1 s: at most 1.1
+#   retransmits    the sender's TcpRetransSegs over the 10 s (nstat in the
+#                  server's namespace): at most 20 (a policer that lets a
+#                  slow start run loses thousands)
+# For hook tc (tcx) and hook xdp, one cubic ECN flow each.
+#
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn nstat
+
+SECS=${SECS:-10}
+RATE_MBIT=20
+topo_trap "$NS_C:$DEV_C:ingress"
+
+topo_up 1
+topo_ecn 1 1
+ins sysctl -qw net.ipv4.tcp_ecn=1
+inc sysctl -qw net.ipv4.tcp_ecn=1
+topo_servers 5201
+
+for hook in tc xdp; do
+	sj attach "$DEV_C" ingress rate ${RATE_MBIT}mbit hook $hook -n "$NS_C" ||
+		die "attach ingress hook $hook"
+	ins nstat -n >/dev/null		# a fresh baseline in the sender's namespace
+	inc timeout $((SECS + 20)) iperf3 -c "$IP_S" -p 5201 -R -C cubic \
+		-t "$SECS" -i 0.1 -J >"$WORK/$hook.json" 2>"$WORK/$hook.err" ||
+		die "iperf3 failed ($hook): $(tail -c 300 "$WORK/$hook.err")"
+	retrans=$(ins nstat -z TcpRetransSegs | awk '$1 == "TcpRetransSegs" {print $2}')
+	stats=$(sj show "$DEV_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
+	sj detach "$DEV_C" ingress -n "$NS_C" || die "detach ingress ($hook)"
+	# the receiver's intervals that end within the first second
+	first=$(jq '[.intervals[].sum | select(.end <= 1.0001) | .bytes] | add // 0' \
+		"$WORK/$hook.json")
+	check "hook $hook: first second over ${RATE_MBIT}mbit" \
+		"$(awk -v b="$first" -v r=$RATE_MBIT 'BEGIN{printf "%.3f", b * 8 / (r * 1e6)}')" '<=' 1.1
+	check "hook $hook: first second at least half the rate" \
+		"$(awk -v b="$first" -v r=$RATE_MBIT 'BEGIN{printf "%.3f", b * 8 / (r * 1e6)}')" '>=' 0.5
+	check "hook $hook: sender's retransmits in ${SECS} s" "${retrans:-0}" '<=' 20
+	row "hook $hook: CE marks, drops, overlimit drops" \
+		"$(jq -r '"\(.ecn_mark) \(.drops) \(.drop_overlimit)"' <<<"$stats")" "" info
+	row "hook $hook: goodput (Mbit/s)" \
+		"$(jq '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' "$WORK/$hook.json")" "" info
+done
+
+finish rate_start
