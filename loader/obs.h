@@ -22,6 +22,33 @@ struct obs_filter {
 	int dir;		/* enum sj_dir, or -1 for both */
 };
 
+/* An attachment's mode and hook as show, export and the schemas name them */
+static inline const char *sj_mode_name(__u32 mode)
+{
+	switch (mode) {
+	case SJ_MODE_QUEUE:
+		return "queue";
+	case SJ_MODE_RATE:
+		return "rate";
+	case SJ_MODE_OBSERVE:
+		return "observe";
+	}
+	return "unknown";
+}
+
+static inline const char *sj_hook_name(const struct sj_meta *m)
+{
+	switch (m->hook) {
+	case SJ_HOOK_TCX:
+		return "tcx";
+	case SJ_HOOK_CLSACT:
+		return "clsact";
+	case SJ_HOOK_XDP:
+		return m->xdp_mode == SJ_XDP_MODE_NATIVE ? "xdp-native" : "xdp-generic";
+	}
+	return "unknown";
+}
+
 struct obs_att {
 	char dir[SJ_PATH_MAX];
 	struct sj_meta meta;

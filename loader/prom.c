@@ -80,33 +80,6 @@ static void att_labels(char *buf, size_t len, const struct sj_meta *m)
 		 m->direction == SJ_DIR_INGRESS ? "ingress" : "egress");
 }
 
-/* the words `show` uses for them (show.c keeps its own copy) */
-static const char *mode_name(__u32 mode)
-{
-	switch (mode) {
-	case SJ_MODE_QUEUE:
-		return "queue";
-	case SJ_MODE_RATE:
-		return "rate";
-	case SJ_MODE_OBSERVE:
-		return "observe";
-	}
-	return "unknown";
-}
-
-static const char *hook_name(const struct sj_meta *m)
-{
-	switch (m->hook) {
-	case SJ_HOOK_TCX:
-		return "tcx";
-	case SJ_HOOK_CLSACT:
-		return "clsact";
-	case SJ_HOOK_XDP:
-		return m->xdp_mode == SJ_XDP_MODE_NATIVE ? "xdp-native" : "xdp-generic";
-	}
-	return "unknown";
-}
-
 static void flow_labels(char *buf, size_t len, const struct sj_meta *m,
 			const struct sj_flow_key *k)
 {
@@ -217,7 +190,7 @@ static void render_info(FILE *f, const struct prom_att *a, int n)
 	for (i = 0; i < n; i++) {
 		att_labels(labels, sizeof(labels), &a[i].meta);
 		fprintf(f, "sojourn_info{%s,mode=\"%s\",hook=\"%s\"", labels,
-			mode_name(a[i].meta.mode), hook_name(&a[i].meta));
+			sj_mode_name(a[i].meta.mode), sj_hook_name(&a[i].meta));
 		/* the pod only on the info series: one join names it on any
 		 * other, and a pod's name never multiplies the counters */
 		if (a[i].pod_name[0]) {

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "obs.h"
 #include "output.h"
 #include "tune.h"
 #include "units.h"
@@ -241,19 +242,6 @@ static void show_law(const struct sj_settings *set)
 		out_text(" noecn");
 }
 
-static const char *hook_name(const struct sj_meta *meta)
-{
-	switch (meta->hook) {
-	case SJ_HOOK_TCX:
-		return "tcx";
-	case SJ_HOOK_CLSACT:
-		return "clsact";
-	case SJ_HOOK_XDP:
-		return meta->xdp_mode == SJ_XDP_MODE_NATIVE ? "xdp-native" : "xdp-generic";
-	}
-	return "unknown";
-}
-
 static int show_one(const char *dir, void *arg)
 {
 	struct show_filter *f = arg;
@@ -285,14 +273,14 @@ static int show_one(const char *dir, void *arg)
 	out_u64("netns_cookie", "", meta.netns_cookie);
 	out_str("direction", " %s", sj_dir_name(meta.direction));
 	out_u64("ifindex", " ifindex %llu", meta.ifindex);
-	out_str("hook", " hook %s", hook_name(&meta));
+	out_str("hook", " hook %s", sj_hook_name(&meta));
 	if (meta.hook == SJ_HOOK_XDP) {
 		out_bool("xdp_dispatcher", "", meta.xdp_dispatcher);
 		if (!meta.xdp_dispatcher)
 			out_text(" (alone: no libxdp dispatcher)");
 	}
 	if (meta.mode == SJ_MODE_RATE) {
-		out_str("mode", " mode %s", "rate");
+		out_str("mode", " mode %s", sj_mode_name(meta.mode));
 		/* as tc -j prints tbf's: bytes per second and bytes */
 		out_rate("rate", " rate %s", set.rate_Bps);
 		out_size("burst", " burst %s", set.burst_bytes);
@@ -300,10 +288,10 @@ static int show_one(const char *dir, void *arg)
 		out_bool("pace", " pace", set.pace);
 		show_wire(&set.wire);
 	} else if (meta.mode == SJ_MODE_OBSERVE) {
-		out_str("mode", " mode %s", "observe");
+		out_str("mode", " mode %s", sj_mode_name(meta.mode));
 		out_u64("queues", " queues %llu", meta.num_txq);
 	} else {
-		out_str("mode", " mode %s", "queue");
+		out_str("mode", " mode %s", sj_mode_name(meta.mode));
 		out_u64("queues", " queues %llu", meta.num_txq);
 		show_fair(&set);
 	}

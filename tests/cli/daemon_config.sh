@@ -136,7 +136,7 @@ grep -q 'STATUS=2 attached' <<<"$ready" ||
 [ "$("$SOJOURN" show "$DEV" -j | jq length)" = 2 ] || die "$DEV not attached at READY"
 # what --check passed, attach took as the file says, Horizon= at its limit
 got=$("$SOJOURN" show "$DEV" -j | jq -c '[.[] | [.horizon, .burst, .linklayer, .mpu, .target, .interval]] | unique')
-[ "$got" = '[[100000000,"16Kb","ptm",64,2000,50000]]' ] || die "the rule's settings, both ways: $got"
+[ "$got" = '[[100000000,16384,"ptm",64,2000,50000]]' ] || die "the rule's settings, both ways: $got"
 n0=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
 sleep 1.2
 n1=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
