@@ -182,7 +182,19 @@ phase() {
 # report NAME: the phase's rows; NAME is the row prefix
 report() {
 	row "$1: link rate (Mbit/s)" "$RATE_MBIT" "" info
-	check "$1: queue at the cut (ms)" "$CUT_DELAY" '>' "$CUT_MS"
+	# The hardest moment, a standing queue with signals pending, is
+	# required of the FIFO (the premise) and of nofair, plain CoDel, where
+	# a pending signal lands on whatever packet comes next.  With fairness
+	# (the default) signals wait for heavy flows, which a SYN or a ping
+	# never is, and its judge can hold the queue below CUT_MS for the
+	# whole wait (one run of three here: 0.0 ms at the cut, the link at
+	# half its rate, 11 unresponsive_drops on cubic flows: issue 17's
+	# false verdicts), so there the queue is printed, not judged.
+	if [ "$1" = sojourn ]; then
+		row "$1: queue at the cut (ms)" "$CUT_DELAY" "" info
+	else
+		check "$1: queue at the cut (ms)" "$CUT_DELAY" '>' "$CUT_MS"
+	fi
 	[ "$ATTACHED" = 1 ] && row "$1: signalling at the cut" "$CUT_SIGNALLING" "" info
 	check "$1: SYNs retried" "$SYN_RETRIED" '==' 0
 	check "$1: connections made" "$CONNECT_OK" '==' "$N_NEW"
