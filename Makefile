@@ -22,7 +22,7 @@ DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
 	     fping ethtool jq python3-jsonschema util-linux procps gawk linux-libc-dev irtt \
 	     qemu-system-x86 busybox-static kmod
 
-# the version, computed once: `sojourn -V` and the .deb (mk/fleet.mk) carry
+# the version, computed once: `sojourn -V` and the .deb (mk/package.mk) carry
 # it.  The release is debian/changelog's where there is one; a build from
 # git adds the commit count.  A package build passes SJ_VERSION itself.
 SJ_RELEASE := $(or $(shell sed -n '1s/^sojourn .\([^ ]*\). .*/\1/p' debian/changelog 2>/dev/null),0.1.0)
@@ -37,81 +37,31 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-BPF_SRCS  := bpf/egress.bpf.c bpf/dequeue.bpf.c
-BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
-LOADER_SRCS := $(wildcard loader/*.c)
-LOADER_OBJS := $(patsubst loader/%.c,$(OUTPUT)/loader/%.o,$(LOADER_SRCS))
 HEADERS   := $(wildcard include/*.h) $(wildcard loader/*.h)
-UNIT_TESTS := $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
-	      $(OUTPUT)/test_vqueue $(OUTPUT)/test_rate $(OUTPUT)/test_fair
-# mk/*.mk: one fragment per concern (observability, fleet, bench, fuzz);
-# each may add to DEB_PKGS, UNIT_TESTS, LDLIBS and define its own targets
+SKELS     := $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h
+
+# mk/*.mk: one fragment per thing built (the BPF programs, sojourn, the
+# CNI plugin, the tests and their helpers, the fuzzers, the benchmark,
+# install and the .deb), read here, before the rules below, so that the
+# goals see everything the fragments add.  Each may add to
+#   PROGRAMS    what `make` builds and `make install` ships
+#   UNIT_TESTS  build/test_*: unit and packet tests, run by tests/run.sh
+#   EXTRA_BINS  the programs the test scripts drive
+#   DEB_PKGS    the Debian packages `make deps` installs
+# and define its own goals (bench, fuzz, soak, install, deb).
+PROGRAMS   :=
+UNIT_TESTS :=
 EXTRA_BINS :=
+# the first goal is `make`'s: before the fragments' rules
+.DEFAULT_GOAL := all
+include $(sort $(wildcard mk/*.mk))
 
 .PHONY: all clean deps check demo tests FORCE
-all: $(OUTPUT)/sojourn
-
-$(OUTPUT) $(OUTPUT)/loader:
-	$(Q)mkdir -p $@
-
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-# one object, one skeleton: the two programs share their maps
-$(OUTPUT)/sojourn.bpf.o: $(BPF_OBJS)
-	$(call msg,LINK,$@)
-	$(Q)$(BPFTOOL) gen object $@ $^
-
-$(OUTPUT)/sojourn.skel.h: $(OUTPUT)/sojourn.bpf.o
-	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name sojourn_bpf > $@
-
-# XDP ingress: its own object, because libxdp loads it into its dispatcher
-$(OUTPUT)/sojourn_xdp.skel.h: $(OUTPUT)/ingress.bpf.o
-	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name sojourn_xdp > $@
-
-$(OUTPUT)/loader/%.o: loader/%.c $(HEADERS) $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h | $(OUTPUT)/loader
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-
-$(OUTPUT)/sojourn: $(LOADER_OBJS)
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
-
-$(OUTPUT)/test_codel: tests/unit/test_codel.c include/codel.h | $(OUTPUT)
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< -lm -o $@
-
-$(OUTPUT)/test_rate: tests/prog/test_rate.c $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h $(HEADERS) | $(OUTPUT)
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
-
-$(OUTPUT)/test_fair: tests/unit/test_fair.c include/fair.h | $(OUTPUT)
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
-
-$(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c include/vqueue.h include/codel.h include/sojourn.h include/wire.h | $(OUTPUT)
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
-
-$(OUTPUT)/test_units: tests/unit/test_units.c loader/units.c loader/units.h | $(OUTPUT)
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) tests/unit/test_units.c loader/units.c -o $@
-
-$(OUTPUT)/test_pkt: tests/prog/test_pkt.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
-
-# rewritten only when the version changes, so main.o is rebuilt after a
-# commit and not on every make
-$(OUTPUT)/version.h: FORCE | $(OUTPUT)
-	$(Q)v='#define SJ_VERSION "$(SJ_VERSION)"'; \
-	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
-$(OUTPUT)/loader/main.o: $(OUTPUT)/version.h
-
+all: $(PROGRAMS)
 tests: all $(UNIT_TESTS) $(EXTRA_BINS)
+
+$(OUTPUT):
+	$(Q)mkdir -p $@
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
@@ -133,8 +83,3 @@ demo: deps
 
 clean:
 	$(Q)rm -rf $(OUTPUT)
-
--include $(sort $(wildcard mk/*.mk))
-# prerequisites are expanded where a rule is read: again, with what the
-# fragments added
-tests: $(UNIT_TESTS) $(EXTRA_BINS)

@@ -1,23 +1,10 @@
-# Fleet (issue 7): the daemon's libraries, the CNI plugin, install, .deb.
+# What a package is made of: `make install` and the .deb (issue 7).
 #   make install [PREFIX=/usr] [DESTDIR=...]
 #   make deb          build/sojourn_VERSION_ARCH.deb and its -dbgsym (debian/,
 #                     dpkg-buildpackage; lintian --pedantic when installed)
-DEB_PKGS += libinih-dev libsystemd-dev containernetworking-plugins python3 \
-	    systemd lintian bash-completion groff-base debhelper dpkg-dev
-LDLIBS   += -linih -lsystemd
-
-CNI_SRCS := $(wildcard cni/*.c)
-CNI_BIN  := $(OUTPUT)/sojourn-cni
-
-all: $(CNI_BIN)
-tests: $(CNI_BIN)
-
-$(OUTPUT)/cni:
-	$(Q)mkdir -p $@
-
-$(CNI_BIN): $(CNI_SRCS) $(wildcard cni/*.h) include/sojourn.h | $(OUTPUT)/cni
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Icni $(CNI_SRCS) -ljson-c -lmnl -o $@
+# the packaging tools, and what tests/cli/dist.sh and deb.sh check the
+# shipped files with
+DEB_PKGS += python3 systemd lintian bash-completion groff-base debhelper dpkg-dev
 
 # ---- install: PREFIX for programs and data, DESTDIR for staging ----
 PREFIX     ?= /usr/local
