@@ -37,7 +37,16 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-HEADERS   := $(wildcard include/*.h) $(wildcard loader/*.h)
+# every C compile writes the headers it read into a .d file beside its
+# output (-MMD), each header also a target of its own so that a header
+# removed from the tree breaks no build (-MP); make reads them at the end.
+# A first build has none: then everything is built anyway, and generated
+# headers come first through order-only prerequisites (| $(SKELS)).
+DEPFLAGS  := -MMD -MP
+# a program compiled and linked in one step from the sources and objects
+# among its prerequisites (not the headers its .d adds); libraries follow
+PROG.c    = $(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $(filter %.c %.o,$^)
+# the generated headers: the loader and the packet tests include them
 SKELS     := $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h
 
 # mk/*.mk: one fragment per thing built (the BPF programs, sojourn, the
@@ -83,3 +92,8 @@ demo: deps
 
 clean:
 	$(Q)rm -rf $(OUTPUT)
+
+# what the compiles found they include (see DEPFLAGS); build/deb is left
+# out: it holds another tree's build
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/loader/*.d $(OUTPUT)/cni/*.d \
+		    $(OUTPUT)/fuzz/*.d)

@@ -10,23 +10,23 @@ EXTRA_BINS += $(OUTPUT)/delayline $(OUTPUT)/test_delayline
 
 $(OUTPUT)/delayline: bench/delayline.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(PROG.c) -o $@
 
 # a shell test, installed where tests/run.sh looks for test binaries
 $(OUTPUT)/test_delayline: bench/test_delayline.sh | $(OUTPUT)
 	$(Q)install -m 755 $< $@
 
-$(OUTPUT)/floor.bpf.o: bench/floor.bpf.c $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
+$(OUTPUT)/floor.bpf.o: bench/floor.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUTPUT)/cost: bench/cost.c $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h $(HEADERS) | $(OUTPUT)
+$(OUTPUT)/cost: bench/cost.c | $(OUTPUT) $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 $(OUTPUT)/live: bench/live.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 # test-run costs, then the attached programs under real traffic and the
 # router's throughput with and without sojourn (bench/live.sh)
@@ -60,7 +60,7 @@ bench-fair: all
 # the kernel memory it may take)
 $(OUTPUT)/node_tcx: bench/node_tcx.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(PROG.c) -o $@
 
 .PHONY: bench-node
 bench-node: all $(OUTPUT)/node_tcx

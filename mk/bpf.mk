@@ -4,9 +4,11 @@
 BPF_SRCS  := bpf/egress.bpf.c bpf/dequeue.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/*.h) vmlinux.h | $(OUTPUT)
+# a change to a .bpf.c or a header it includes (build/NAME.bpf.d) rebuilds
+# its object, so the linked object, so the skeleton and what includes it
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # one object, one skeleton: the two programs share their maps
 $(OUTPUT)/sojourn.bpf.o: $(BPF_OBJS)

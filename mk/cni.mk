@@ -3,12 +3,17 @@
 # containernetworking-plugins beside it.
 DEB_PKGS += containernetworking-plugins
 CNI_SRCS := $(wildcard cni/*.c)
+CNI_OBJS := $(patsubst cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS))
 CNI_BIN  := $(OUTPUT)/sojourn-cni
 PROGRAMS += $(CNI_BIN)
 
 $(OUTPUT)/cni:
 	$(Q)mkdir -p $@
 
-$(CNI_BIN): $(CNI_SRCS) $(wildcard cni/*.h) include/sojourn.h | $(OUTPUT)/cni
+$(OUTPUT)/cni/%.o: cni/%.c | $(OUTPUT)/cni
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Icni -c $< -o $@
+
+$(CNI_BIN): $(CNI_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Icni $(CNI_SRCS) -ljson-c -lmnl -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lmnl -o $@

@@ -18,11 +18,15 @@ EXTRA_BINS += $(FUZZ_BINS) $(OUTPUT)/test_fuzz
 $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
 
-# without the fuzzer runtime, say so and build nothing: test_fuzz skips
-$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) | $(OUTPUT)/fuzz
+# without the fuzzer runtime, say so and build nothing: test_fuzz skips.
+# A fuzzer is compiled from several sources at once, where -MMD would keep
+# only the last one's headers: its .d comes from a pass of its own (-MM),
+# and names the loader sources it takes too.
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
 		$(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
+		$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $@ $< $(FUZZ_SRCS_$*) >$@.d && \
 		$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_$*) -o $@; \
 	else echo "  (no libFuzzer runtime: $@ not built; make deps)"; fi
 

@@ -21,31 +21,31 @@ EXTRA_BINS += $(OUTPUT)/tcx_ahead $(OUTPUT)/ahead_ok.bpf.o $(OUTPUT)/ahead_next.
 
 $(OUTPUT)/tcx_ahead: tests/prog/tcx_ahead.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
-$(OUTPUT)/ahead_ok.bpf.o: tests/e2e/ahead_prog.bpf.c vmlinux.h | $(OUTPUT)
+$(OUTPUT)/ahead_ok.bpf.o: tests/e2e/ahead_prog.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DAHEAD_VERDICT=TC_ACT_OK_NR -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -DAHEAD_VERDICT=TC_ACT_OK_NR -c $< -o $@
 
-$(OUTPUT)/ahead_next.bpf.o: tests/e2e/ahead_prog.bpf.c vmlinux.h | $(OUTPUT)
+$(OUTPUT)/ahead_next.bpf.o: tests/e2e/ahead_prog.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DAHEAD_VERDICT=TC_ACT_UNSPEC_NR -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -DAHEAD_VERDICT=TC_ACT_UNSPEC_NR -c $< -o $@
 
-$(OUTPUT)/ahead_half.bpf.o: tests/e2e/ahead_prog.bpf.c vmlinux.h | $(OUTPUT)
+$(OUTPUT)/ahead_half.bpf.o: tests/e2e/ahead_prog.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DAHEAD_VERDICT=TC_ACT_OK_NR -DAHEAD_EVERY=2 -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -DAHEAD_VERDICT=TC_ACT_OK_NR -DAHEAD_EVERY=2 -c $< -o $@
 
 $(OUTPUT)/txtime_send: tests/e2e/txtime_send.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(PROG.c) -o $@
 
-$(OUTPUT)/tstamp_check.bpf.o: tests/e2e/tstamp_check.bpf.c vmlinux.h | $(OUTPUT)
+$(OUTPUT)/tstamp_check.bpf.o: tests/e2e/tstamp_check.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/flowgen: tests/e2e/flowgen.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(PROG.c) -o $@
 
 # promtool is a static Go binary: unpacking the .deb is all it needs
 $(OUTPUT)/promtool: | $(OUTPUT)
@@ -59,11 +59,11 @@ $(OUTPUT)/promtool: | $(OUTPUT)
 
 $(OUTPUT)/tcx_query: tests/prog/tcx_query.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 $(OUTPUT)/sj_flood: tests/prog/flood.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(PROG.c) -o $@
 
 # the long runs, not part of check: the full flood, then 10 minutes of churn
 .PHONY: soak

@@ -10,46 +10,45 @@ UNIT_TESTS += $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
 	      $(OUTPUT)/test_qdisc $(OUTPUT)/test_hist \
 	      $(OUTPUT)/test_corpus $(OUTPUT)/test_property
 
-$(OUTPUT)/test_codel: tests/unit/test_codel.c include/codel.h | $(OUTPUT)
+# test_units, test_qdisc and test_hist link the loader's own objects
+$(OUTPUT)/test_codel: tests/unit/test_codel.c | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< -lm -o $@
+	$(Q)$(PROG.c) -lm -o $@
 
-$(OUTPUT)/test_fair: tests/unit/test_fair.c include/fair.h | $(OUTPUT)
+$(OUTPUT)/test_fair: tests/unit/test_fair.c | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(PROG.c) -o $@
 
-$(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c include/vqueue.h include/codel.h include/sojourn.h include/wire.h | $(OUTPUT)
+$(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(PROG.c) -o $@
 
-$(OUTPUT)/test_units: tests/unit/test_units.c loader/units.c loader/units.h | $(OUTPUT)
+$(OUTPUT)/test_units: tests/unit/test_units.c $(OUTPUT)/loader/units.o | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) tests/unit/test_units.c loader/units.c -o $@
+	$(Q)$(PROG.c) -o $@
 
-$(OUTPUT)/test_qdisc: tests/unit/test_qdisc.c loader/qdisc.c loader/qdisc.h \
-		      $(HEADERS) | $(OUTPUT)
+$(OUTPUT)/test_qdisc: tests/unit/test_qdisc.c $(OUTPUT)/loader/qdisc.o | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib tests/unit/test_qdisc.c loader/qdisc.c -o $@
+	$(Q)$(PROG.c) -Itests/lib -o $@
 
-$(OUTPUT)/test_hist: tests/unit/test_hist.c loader/prom.c loader/flowkey.c \
-		     loader/prom.h loader/obs.h $(HEADERS) | $(OUTPUT)
+$(OUTPUT)/test_hist: tests/unit/test_hist.c $(OUTPUT)/loader/prom.o \
+		     $(OUTPUT)/loader/flowkey.o | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) tests/unit/test_hist.c loader/prom.c loader/flowkey.c -o $@
+	$(Q)$(PROG.c) -o $@
 
-$(OUTPUT)/test_pkt: tests/prog/test_pkt.c $(OUTPUT)/sojourn.skel.h $(HEADERS) | $(OUTPUT)
+# the packet tests include the skeletons
+$(OUTPUT)/test_pkt: tests/prog/test_pkt.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
-$(OUTPUT)/test_rate: tests/prog/test_rate.c $(SKELS) $(HEADERS) | $(OUTPUT)
+$(OUTPUT)/test_rate: tests/prog/test_rate.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
-REL_PROG_DEPS := tests/prog/corpus.h tests/prog/runner.h $(SKELS) $(HEADERS)
-
-$(OUTPUT)/test_corpus: tests/prog/test_corpus.c $(REL_PROG_DEPS) | $(OUTPUT)
+$(OUTPUT)/test_corpus: tests/prog/test_corpus.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
-$(OUTPUT)/test_property: tests/prog/test_property.c $(REL_PROG_DEPS) | $(OUTPUT)
+$(OUTPUT)/test_property: tests/prog/test_property.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
