@@ -61,6 +61,10 @@ SKELS     := $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h
 PROGRAMS   :=
 UNIT_TESTS :=
 EXTRA_BINS :=
+# a recipe that fails takes its target with it: a skeleton header that
+# bpftool cut short, or a .bpf.o clang half wrote, would otherwise look up
+# to date to the next make
+.DELETE_ON_ERROR:
 # the first goal is `make`'s: before the fragments' rules
 .DEFAULT_GOAL := all
 include $(sort $(wildcard mk/*.mk))
