@@ -14,7 +14,11 @@ WERROR    ?= 1
 CFLAGS    += -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Iinclude -I$(OUTPUT) -Iloader
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Wall $(if $(filter 1,$(WERROR)),-Werror) -Iinclude -I.
-LDLIBS    := -lxdp -lbpf -lelf -lz -ljson-c -lmnl
+# each program links only the libraries it calls: sojourn's are in
+# mk/sojourn.mk, the CNI plugin's in mk/cni.mk, and the programs that load
+# BPF objects take libbpf alone.  (libbpf's own libelf and zlib come with
+# it.)  LDLIBS is the caller's, added to every link.
+LIBBPF    := -lbpf
 
 # Debian packages: build, test and demo.  `make deps` installs the missing.
 DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \

@@ -10,7 +10,7 @@ EXTRA_BINS += $(OUTPUT)/delayline $(OUTPUT)/test_delayline
 
 $(OUTPUT)/delayline: bench/delayline.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 # a shell test, installed where tests/run.sh looks for test binaries
 $(OUTPUT)/test_delayline: bench/test_delayline.sh | $(OUTPUT)
@@ -22,11 +22,11 @@ $(OUTPUT)/floor.bpf.o: bench/floor.bpf.c | $(OUTPUT)
 
 $(OUTPUT)/cost: bench/cost.c | $(OUTPUT) $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
 
 $(OUTPUT)/live: bench/live.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
 
 # test-run costs, then the attached programs under real traffic and the
 # router's throughput with and without sojourn (bench/live.sh)
@@ -60,7 +60,7 @@ bench-fair: all
 # the kernel memory it may take)
 $(OUTPUT)/node_tcx: bench/node_tcx.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 .PHONY: bench-node
 bench-node: all $(OUTPUT)/node_tcx

@@ -5,6 +5,8 @@ DEB_PKGS += containernetworking-plugins
 CNI_SRCS := $(wildcard cni/*.c)
 CNI_OBJS := $(patsubst cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS))
 CNI_BIN  := $(OUTPUT)/sojourn-cni
+# it writes its result in JSON and configures links over netlink
+CNI_LIBS := -ljson-c -lmnl
 PROGRAMS += $(CNI_BIN)
 
 $(OUTPUT)/cni:
@@ -16,4 +18,4 @@ $(OUTPUT)/cni/%.o: cni/%.c | $(OUTPUT)/cni
 
 $(CNI_BIN): $(CNI_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lmnl -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CNI_LIBS) $(LDLIBS) -o $@

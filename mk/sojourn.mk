@@ -1,8 +1,11 @@
-# build/sojourn, the loader: its objects under build/loader/.
-# libmicrohttpd serves `sojourn export`'s Prometheus endpoint (issue 5);
-# inih reads sojourn.conf and libsystemd answers the daemon's unit (issue 7).
+# build/sojourn, the loader: its objects under build/loader/.  Its
+# libraries, which no other program links: libxdp puts the ingress program
+# in the XDP dispatcher, libbpf loads the rest, json-c writes -j, libmnl
+# speaks netlink, inih reads sojourn.conf, libsystemd answers the daemon's
+# unit (issue 7) and libmicrohttpd serves `sojourn export`'s Prometheus
+# endpoint (issue 5).
 DEB_PKGS += libmicrohttpd-dev libinih-dev libsystemd-dev
-LDLIBS   += -linih -lsystemd -lmicrohttpd
+SOJOURN_LIBS := -lxdp $(LIBBPF) -ljson-c -lmnl -linih -lsystemd -lmicrohttpd
 PROGRAMS += $(OUTPUT)/sojourn
 
 LOADER_SRCS := $(wildcard loader/*.c)
@@ -17,7 +20,7 @@ $(OUTPUT)/loader/%.o: loader/%.c | $(OUTPUT)/loader $(SKELS)
 
 $(OUTPUT)/sojourn: $(LOADER_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(SOJOURN_LIBS) $(LDLIBS) -o $@
 
 # rewritten only when the version changes, so main.o is rebuilt after a
 # commit and not on every make (named here too: a first build has no .d)

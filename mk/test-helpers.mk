@@ -21,7 +21,7 @@ EXTRA_BINS += $(OUTPUT)/tcx_ahead $(OUTPUT)/ahead_ok.bpf.o $(OUTPUT)/ahead_next.
 
 $(OUTPUT)/tcx_ahead: tests/prog/tcx_ahead.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
 
 $(OUTPUT)/ahead_ok.bpf.o: tests/e2e/ahead_prog.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
@@ -37,7 +37,7 @@ $(OUTPUT)/ahead_half.bpf.o: tests/e2e/ahead_prog.bpf.c | $(OUTPUT)
 
 $(OUTPUT)/txtime_send: tests/e2e/txtime_send.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 $(OUTPUT)/tstamp_check.bpf.o: tests/e2e/tstamp_check.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
@@ -45,7 +45,7 @@ $(OUTPUT)/tstamp_check.bpf.o: tests/e2e/tstamp_check.bpf.c | $(OUTPUT)
 
 $(OUTPUT)/flowgen: tests/e2e/flowgen.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 # promtool is a static Go binary: unpacking the .deb is all it needs
 $(OUTPUT)/promtool: | $(OUTPUT)
@@ -59,11 +59,11 @@ $(OUTPUT)/promtool: | $(OUTPUT)
 
 $(OUTPUT)/tcx_query: tests/prog/tcx_query.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
 
 $(OUTPUT)/sj_flood: tests/prog/flood.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 # the long runs, not part of check: the full flood, then 10 minutes of churn
 .PHONY: soak

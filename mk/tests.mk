@@ -13,42 +13,42 @@ UNIT_TESTS += $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
 # test_units, test_qdisc and test_hist link the loader's own objects
 $(OUTPUT)/test_codel: tests/unit/test_codel.c | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) -lm -o $@
+	$(Q)$(PROG.c) -lm $(LDLIBS) -o $@
 
 $(OUTPUT)/test_fair: tests/unit/test_fair.c | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 $(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 $(OUTPUT)/test_units: tests/unit/test_units.c $(OUTPUT)/loader/units.o | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 $(OUTPUT)/test_qdisc: tests/unit/test_qdisc.c $(OUTPUT)/loader/qdisc.o | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) -Itests/lib -o $@
+	$(Q)$(PROG.c) -Itests/lib $(LDLIBS) -o $@
 
 $(OUTPUT)/test_hist: tests/unit/test_hist.c $(OUTPUT)/loader/prom.o \
 		     $(OUTPUT)/loader/flowkey.o | $(OUTPUT)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) -o $@
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 # the packet tests include the skeletons
 $(OUTPUT)/test_pkt: tests/prog/test_pkt.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
 
 $(OUTPUT)/test_rate: tests/prog/test_rate.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
 
 $(OUTPUT)/test_corpus: tests/prog/test_corpus.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
 
 $(OUTPUT)/test_property: tests/prog/test_property.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
+	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
