@@ -21,12 +21,15 @@ $(OUTPUT)/fuzz:
 # without the fuzzer runtime, say so and build nothing: test_fuzz skips.
 # A fuzzer is compiled from several sources at once, where -MMD would keep
 # only the last one's headers: its .d comes from a pass of its own (-MM),
-# and names the loader sources it takes too.
+# and names the loader sources it takes too, each also a target of its own
+# (as -MP makes of the headers), so a source renamed in loader/ breaks no
+# build.
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
 		$(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
-		$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $@ $< $(FUZZ_SRCS_$*) >$@.d && \
+		{ $(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $@ $< $(FUZZ_SRCS_$*) && \
+		  for s in $(FUZZ_SRCS_$*); do echo "$$s:"; done; } >$@.d && \
 		$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_$*) -o $@; \
 	else echo "  (no libFuzzer runtime: $@ not built; make deps)"; fi
 
