@@ -57,7 +57,7 @@ SKELS     := $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h
 # CNI plugin, the tests and their helpers, the fuzzers, the benchmark,
 # install and the .deb), read here, before the rules below, so that the
 # goals see everything the fragments add.  Each may add to
-#   PROGRAMS    what `make` builds and `make install` ships
+#   PROGRAMS    what `make` (all) builds: the programs a package ships
 #   UNIT_TESTS  build/test_*: unit and packet tests, run by tests/run.sh
 #   EXTRA_BINS  the programs the test scripts drive
 #   DEB_PKGS    the Debian packages `make deps` installs

@@ -1,6 +1,5 @@
-# build/sojourn-cni, the CNI plugin (issue 7).  Its tests run the plugin
-# as a container runtime does, with the reference plugins of
-# containernetworking-plugins beside it.
+# build/sojourn-cni, the CNI plugin (issue 7).  tests/cli/cni.sh chains it
+# after Debian's bridge and host-local plugins (containernetworking-plugins).
 DEB_PKGS += containernetworking-plugins
 CNI_SRCS := $(wildcard cni/*.c)
 CNI_OBJS := $(patsubst cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS))

@@ -10,7 +10,6 @@ UNIT_TESTS += $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
 	      $(OUTPUT)/test_qdisc $(OUTPUT)/test_hist \
 	      $(OUTPUT)/test_corpus $(OUTPUT)/test_property
 
-# test_units, test_qdisc and test_hist link the loader's own objects
 $(OUTPUT)/test_codel: tests/unit/test_codel.c | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(PROG.c) -lm $(LDLIBS) -o $@
@@ -23,6 +22,7 @@ $(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
+# test_units, test_qdisc and test_hist link the loader's own objects
 $(OUTPUT)/test_units: tests/unit/test_units.c $(OUTPUT)/loader/units.o | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(PROG.c) $(LDLIBS) -o $@
