@@ -2,7 +2,7 @@
 /*
  * A foreign tc program for ahead.sh, standing in for a CNI's: it counts
  * the packets it sees (the global `seen`, for the test to read) and
- * returns AHEAD_VERDICT.  Built twice (mk/ahead.mk): ahead_ok returns
+ * returns AHEAD_VERDICT.  Built twice (mk/test-helpers.mk): ahead_ok returns
  * TC_ACT_OK (== TCX_PASS), which ends the chain as Cilium's and Calico's
  * programs do on most paths; ahead_next returns TC_ACT_UNSPEC
  * (== TCX_NEXT), which lets what follows run; ahead_half returns TC_ACT_OK
