@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* sojourn-cni's parts: the CNI protocol (sojourn-cni.c), the pod's host
- * veth (host.c), the records of what ADD attached, GC and STATUS (state.c). */
+ * veth (host.c), the records of what ADD attached, GC and STATUS (state.c),
+ * what the node gives it: the command, bpffs, the pod's name (node.c). */
 #ifndef SOJOURN_CNI_H
 #define SOJOURN_CNI_H
 
@@ -30,7 +31,7 @@ struct conf {
 	struct json_object *root, *prev;
 	const char *name;			/* the network's */
 	unsigned long long in_rate, eg_rate;	/* bits/s; 0: none */
-	const char *sojourn;
+	const char *sojourn;			/* the config's "sojourn"; NULL: searched */
 	const char *extra[8];			/* target/interval/ecn/flows, passed on */
 	int nextra;
 };
@@ -55,6 +56,11 @@ struct state {
 	int ifindex;			/* 0: a record of an older plugin */
 	char network[256];
 	bool egress, ingress;
+	unsigned long long netns_cookie;	/* of the host veth's namespace; 0 unknown */
+	/* the Kubernetes pod, from CNI_ARGS; "" when not given.  Read by
+	 * `sojourn export` for its pod_namespace and pod_name labels. */
+	char pod_namespace[64];			/* a DNS label: 63 bytes at most */
+	char pod_name[254];			/* a DNS subdomain: 253 at most */
 };
 void state_save(const char *id, const char *ifname, const struct state *st);
 int state_load(const char *id, const char *ifname, struct state *st);
@@ -63,5 +69,14 @@ int undo(const struct conf *c, const struct state *st, bool must, char *err, siz
 void sweep_dead_pins(const struct conf *c, char *err, size_t len);
 void cmd_gc(const struct conf *c);
 void cmd_status(const struct conf *c);
+
+/* node.c */
+/* the command to run: the config's, else the first in CNI_PATH, beside the
+ * plugin, /usr/sbin; -1 with where it looked in err */
+int sojourn_find(const struct conf *c, char *path, size_t len, char *err, size_t errlen);
+const char *sojourn_path(const struct conf *c);	/* sojourn_find or die */
+int bpffs_ensure(char *err, size_t len);	/* mounts bpffs if none is there */
+unsigned long long netns_cookie(void);
+void pod_of_args(struct state *st);
 
 #endif

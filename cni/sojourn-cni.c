@@ -280,7 +280,7 @@ static void conf_read(struct conf *c, struct json_object *root)
 		c->in_rate = rate_of(root, "ingressRate");
 	if (!c->eg_rate)
 		c->eg_rate = rate_of(root, "egressRate");
-	c->sojourn = "/usr/sbin/sojourn";
+	/* none: looked for when first run (node.c) */
 	if (json_object_object_get_ex(root, "sojourn", &v))
 		c->sojourn = json_object_get_string(v);
 	for (int i = 0; i < 2; i++) {
@@ -332,9 +332,10 @@ int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 	char sink[4096];
 	size_t got = 0;
 	ssize_t r;
+	const char *path = sojourn_path(c);
 	pid_t pid;
 
-	argv[n++] = c->sojourn;
+	argv[n++] = path;
 	while (*args && n < 30)
 		argv[n++] = *args++;
 	argv[n] = NULL;
@@ -346,8 +347,8 @@ int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 	if (pid == 0) {
 		dup2(p[1], 1);
 		dup2(p[1], 2);
-		execv(c->sojourn, (char **)argv);
-		fprintf(stderr, "cannot run %s: %s\n", c->sojourn, strerror(errno));
+		execv(path, (char **)argv);
+		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(p[1]);
@@ -419,6 +420,10 @@ static void cmd_add(const struct conf *c, const char *netns, const char *ifname,
 		if (host_veth(c, netns, ifname, st.host, &st.ifindex))
 			die(ERR_NO_HOST, "cannot find %s in %s", ifname, netns);
 		snprintf(st.network, sizeof(st.network), "%s", c->name);
+		st.netns_cookie = netns_cookie();
+		pod_of_args(&st);
+		if (bpffs_ensure(err, sizeof(err)))
+			die(ERR_SOJOURN, "%s", err);
 		/* recorded first: a DEL after a killed ADD still finds it */
 		state_save(id, ifname, &st);
 		if (c->in_rate &&

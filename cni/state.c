@@ -6,6 +6,10 @@
  *   ifindex=N             its ifindex, so a name reused later is not taken
  *   network=NAME          the network it belongs to: GC is per network
  *   directions=egress ingress
+ *   netns_cookie=N        the host veth's namespace (with ifindex: the
+ *                         attachment as `sojourn export` knows it)
+ *   pod_namespace=NS      the Kubernetes pod, from CNI_ARGS, when given:
+ *   pod_name=NAME         export's labels pod_namespace and pod_name
  *
  * DEL and GC remove only what a record names, and only while the device of
  * that name is still the one ADD saw: an attachment made by hand, by the
@@ -21,9 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/utsname.h>
-#include <linux/magic.h>
 #include "cni.h"
 
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
@@ -46,9 +48,12 @@ void state_save(const char *id, const char *ifname, const struct state *st)
 	f = fopen(tmp, "we");
 	if (!f)
 		die(ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-	fprintf(f, "%s\nifindex=%d\nnetwork=%s\ndirections=%s%s%s\n", st->host,
-		st->ifindex, st->network, st->egress ? "egress" : "",
-		st->egress && st->ingress ? " " : "", st->ingress ? "ingress" : "");
+	fprintf(f, "%s\nifindex=%d\nnetwork=%s\ndirections=%s%s%s\nnetns_cookie=%llu\n",
+		st->host, st->ifindex, st->network, st->egress ? "egress" : "",
+		st->egress && st->ingress ? " " : "", st->ingress ? "ingress" : "",
+		st->netns_cookie);
+	if (st->pod_name[0])
+		fprintf(f, "pod_namespace=%s\npod_name=%s\n", st->pod_namespace, st->pod_name);
 	if (fclose(f) || rename(tmp, path)) {
 		unlink(tmp);
 		die(ERR_IO, "cannot write %s: %s", path, strerror(errno));
@@ -85,6 +90,12 @@ static int load_path(const char *path, struct state *st)
 		else if (!strncmp(line, "directions=", 11)) {
 			st->egress = strstr(line + 11, "egress");
 			st->ingress = strstr(line + 11, "ingress");
+		} else if (!strncmp(line, "netns_cookie=", 13)) {
+			st->netns_cookie = strtoull(line + 13, NULL, 10);
+		} else if (!strncmp(line, "pod_namespace=", 14)) {
+			copy_field(st->pod_namespace, sizeof(st->pod_namespace), line + 14);
+		} else if (!strncmp(line, "pod_name=", 9)) {
+			copy_field(st->pod_name, sizeof(st->pod_name), line + 9);
 		}
 	}
 	fclose(f);
@@ -231,12 +242,12 @@ void cmd_status(const struct conf *c)
 {
 	const char *args[] = { "show", "-j", NULL };
 	struct utsname u;
-	struct statfs sf;
 	int major = 0, minor = 0;
-	char out[1 << 16];
+	char out[1 << 16], path[PATH_MAX], err[PATH_MAX + 256];
 
-	if (statfs("/sys/fs/bpf", &sf) || sf.f_type != BPF_FS_MAGIC)
-		die(ERR_UNAVAILABLE, "no BPF filesystem at /sys/fs/bpf");
+	/* what ADD would do first: a node without bpffs gets one */
+	if (bpffs_ensure(err, sizeof(err)))
+		die(ERR_UNAVAILABLE, "%s", err);
 	if (access(BTF_VMLINUX, R_OK))
 		die(ERR_UNAVAILABLE, "kernel has no BTF (%s): sojourn needs CONFIG_DEBUG_INFO_BTF",
 		    BTF_VMLINUX);
@@ -249,13 +260,13 @@ void cmd_status(const struct conf *c)
 	mkdir(STATE_DIR, 0755);
 	if (access(STATE_DIR, W_OK))
 		die(ERR_UNAVAILABLE, "cannot write %s: %s", STATE_DIR, strerror(errno));
-	if (access(c->sojourn, X_OK))
-		die(ERR_UNAVAILABLE, "cannot run %s: %s", c->sojourn, strerror(errno));
+	if (sojourn_find(c, path, sizeof(path), err, sizeof(err)))
+		die(ERR_UNAVAILABLE, "%s", err);
 	/* sojourn's own checks: privileges, bpffs, its pins readable.  Its
 	 * list may be longer than out: only its start is looked at. */
 	if (sojourn(c, out, sizeof(out), args))
-		die(ERR_UNAVAILABLE, "%s show failed: %s", c->sojourn, oneline(out));
+		die(ERR_UNAVAILABLE, "%s show failed: %s", path, oneline(out));
 	if (out[strspn(out, " \n")] != '[')
-		die(ERR_UNAVAILABLE, "%s show -j printed no JSON list: %.200s", c->sojourn,
+		die(ERR_UNAVAILABLE, "%s show -j printed no JSON list: %.200s", path,
 		    oneline(out));
 }

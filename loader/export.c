@@ -10,6 +10,7 @@
  * of each attachment with the most queueing time, a bounded number.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,6 +32,11 @@
 #define EXPORT_USAGE "usage: sojourn export --listen ADDR:PORT [--allow-remote] | --textfile PATH [-i SECONDS] [--flows N] [-n NETNS]"
 #define EXPORT_FLOWS_DEFAULT	0
 #define EXPORT_FLOWS_MAX	1000
+
+/* sojourn-cni's records of what it attached (cni/cni.h's STATE_DIR):
+ * lines "key=value" after the device's name, among them ifindex,
+ * netns_cookie, pod_namespace and pod_name */
+#define CNI_RECORDS	"/run/sojourn/cni"
 
 struct export_ctx {
 	struct obs_filter filter;
@@ -96,6 +103,59 @@ static int collect_one(const struct obs_att *att, __u32 nflows,
 	return 0;
 }
 
+/* The pod of each attachment sojourn-cni made for one: a record whose
+ * device (name, ifindex, namespace cookie) is the attachment's.  A record
+ * of a pod that is gone names a device that is gone too, or that has
+ * another ifindex or cookie: it matches nothing. */
+static void pods_of_records(struct prom_att *p, int n)
+{
+	DIR *d = opendir(CNI_RECORDS);
+	char path[sizeof(CNI_RECORDS) + 256], line[512], host[IF_NAMESIZE];
+	char ns[sizeof(p->pod_namespace)], pod[sizeof(p->pod_name)];
+	unsigned long long cookie;
+	struct dirent *de;
+	int ifindex, i;
+	FILE *f;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CNI_RECORDS, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* DEL removed it in between */
+		host[0] = ns[0] = pod[0] = '\0';
+		cookie = 0;
+		ifindex = 0;
+		if (fgets(line, sizeof(line), f))
+			snprintf(host, sizeof(host), "%.*s", (int)strcspn(line, "\n"), line);
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!strncmp(line, "ifindex=", 8))
+				ifindex = atoi(line + 8);
+			else if (!strncmp(line, "netns_cookie=", 13))
+				cookie = strtoull(line + 13, NULL, 10);
+			else if (!strncmp(line, "pod_namespace=", 14))
+				snprintf(ns, sizeof(ns), "%.*s", (int)sizeof(ns) - 1, line + 14);
+			else if (!strncmp(line, "pod_name=", 9))
+				snprintf(pod, sizeof(pod), "%.*s", (int)sizeof(pod) - 1, line + 9);
+		}
+		fclose(f);
+		if (!pod[0] || !cookie || ifindex <= 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (p[i].meta.ifindex != (__u32)ifindex ||
+			    p[i].meta.netns_cookie != cookie ||
+			    strncmp(p[i].meta.ifname, host, sizeof(p[i].meta.ifname)))
+				continue;
+			memcpy(p[i].pod_namespace, ns, sizeof(ns));
+			memcpy(p[i].pod_name, pod, sizeof(pod));
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
 static void free_atts(struct prom_att *p, int n)
 {
 	int i;
@@ -126,6 +186,7 @@ static char *render(const struct export_ctx *c, size_t *len)
 	for (i = 0; i < n; i++)
 		if (collect_one(&atts[i], c->nflows, &p[got]) == 0)
 			got++;	/* detached in between: left out */
+	pods_of_records(p, got);
 	f = open_memstream(&buf, len);
 	if (!f)
 		goto out;

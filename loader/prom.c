@@ -5,9 +5,11 @@
  * follow Prometheus's conventions: base units (seconds, bytes), counters
  * end in _total, histogram buckets are cumulative with inclusive `le`.
  * An attachment's labels are device (node_exporter's name for the
- * interface), netns and direction; what it is (mode, hook) is said once,
- * in sojourn_info, to be joined on those labels, rather than added to
- * every series.
+ * interface), netns and direction, and pod_namespace and pod_name when the
+ * CNI plugin attached it for a pod (absent otherwise: Prometheus takes an
+ * empty label as no label); what it is (mode, hook) is said once, in
+ * sojourn_info, to be joined on those labels, rather than added to every
+ * series.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,26 +68,40 @@ void prom_escape(char *buf, size_t len, const char *s)
 	buf[o] = '\0';
 }
 
-#define ATT_LABELS_LEN 320
-#define LABELS_LEN 640
+/* device, netns, direction and the pod's two, each escaped (twice its size) */
+#define ATT_LABELS_LEN (2 * (16 + 80 + sizeof(((struct prom_att *)0)->pod_namespace) + \
+			     sizeof(((struct prom_att *)0)->pod_name)) + 128)
+#define LABELS_LEN (ATT_LABELS_LEN + 256)
 
-static void att_labels(char *buf, size_t len, const struct sj_meta *m)
+static void att_labels(char *buf, size_t len, const struct prom_att *a)
 {
-	char dev[64], ns[160], raw[80];
+	const struct sj_meta *m = &a->meta;
+	char dev[64], ns[160], raw[80], pns[2 * sizeof(a->pod_namespace)];
+	char pod[2 * sizeof(a->pod_name)];
+	int n;
 
 	snprintf(raw, sizeof(raw), "%.*s", (int)sizeof(m->ifname), m->ifname);
 	prom_escape(dev, sizeof(dev), raw);
 	prom_escape(ns, sizeof(ns), obs_netns_label(m, raw, sizeof(raw)));
-	snprintf(buf, len, "device=\"%s\",netns=\"%s\",direction=\"%s\"", dev, ns,
-		 m->direction == SJ_DIR_INGRESS ? "ingress" : "egress");
+	n = snprintf(buf, len, "device=\"%s\",netns=\"%s\",direction=\"%s\"", dev, ns,
+		     m->direction == SJ_DIR_INGRESS ? "ingress" : "egress");
+	/* the pod on every series of its attachment: it is fixed for the
+	 * attachment's life, so it adds no series, and a query by pod
+	 * needs no join.  Named pod_*, not namespace and pod, which a
+	 * Kubernetes scrape sets to the exporter's own pod. */
+	if (a->pod_name[0] && n > 0 && (size_t)n < len) {
+		prom_escape(pns, sizeof(pns), a->pod_namespace);
+		prom_escape(pod, sizeof(pod), a->pod_name);
+		snprintf(buf + n, len - n, ",pod_namespace=\"%s\",pod_name=\"%s\"", pns, pod);
+	}
 }
 
-static void flow_labels(char *buf, size_t len, const struct sj_meta *m,
+static void flow_labels(char *buf, size_t len, const struct prom_att *a,
 			const struct sj_flow_key *k)
 {
 	char att[ATT_LABELS_LEN], s[OBS_ADDR_LEN], d[OBS_ADDR_LEN], p[8];
 
-	att_labels(att, sizeof(att), m);
+	att_labels(att, sizeof(att), a);
 	obs_addr(k, true, s, sizeof(s));
 	obs_addr(k, false, d, sizeof(d));
 	snprintf(buf, len,
@@ -167,7 +183,7 @@ static void render_att_metric(FILE *f, const struct att_metric *m,
 	for (i = 0; i < n; i++) {
 		if (a[i].meta.mode >= 32 || !(m->modes & MODE_BIT(a[i].meta.mode)))
 			continue;
-		att_labels(labels, sizeof(labels), &a[i].meta);
+		att_labels(labels, sizeof(labels), &a[i]);
 		if (m->seconds) {
 			seconds(s, sizeof(s), m->get(&a[i]));
 			fprintf(f, "%s{%s} %s\n", m->name, labels, s);
@@ -181,24 +197,15 @@ static void render_att_metric(FILE *f, const struct att_metric *m,
  * the information, one series per attachment whatever its traffic */
 static void render_info(FILE *f, const struct prom_att *a, int n)
 {
-	char labels[LABELS_LEN], pns[2 * sizeof(a->pod_namespace)];
-	char pod[2 * sizeof(a->pod_name)];
+	char labels[LABELS_LEN];
 	int i;
 
 	family(f, "sojourn_info", "gauge",
-	       "1 for each attachment; its mode (queue, rate, observe), hook and pod.");
+	       "1 for each attachment; its mode (queue, rate, observe) and hook.");
 	for (i = 0; i < n; i++) {
-		att_labels(labels, sizeof(labels), &a[i].meta);
-		fprintf(f, "sojourn_info{%s,mode=\"%s\",hook=\"%s\"", labels,
+		att_labels(labels, sizeof(labels), &a[i]);
+		fprintf(f, "sojourn_info{%s,mode=\"%s\",hook=\"%s\"} 1\n", labels,
 			sj_mode_name(a[i].meta.mode), sj_hook_name(&a[i].meta));
-		/* the pod only on the info series: one join names it on any
-		 * other, and a pod's name never multiplies the counters */
-		if (a[i].pod_name[0]) {
-			prom_escape(pns, sizeof(pns), a[i].pod_namespace);
-			prom_escape(pod, sizeof(pod), a[i].pod_name);
-			fprintf(f, ",namespace=\"%s\",pod=\"%s\"", pns, pod);
-		}
-		fprintf(f, "} 1\n");
 	}
 }
 
@@ -222,7 +229,7 @@ static void render_queues(FILE *f, const struct prom_att *a, int n)
 		for (i = 0; i < n; i++) {
 			if (a[i].meta.mode == SJ_MODE_OBSERVE)
 				continue;	/* no law, no state of one */
-			att_labels(labels, sizeof(labels), &a[i].meta);
+			att_labels(labels, sizeof(labels), &a[i]);
 			for (q = 0; q < a[i].nq; q++) {
 				const struct codel_vars *v = &a[i].queues[q].vars;
 
@@ -272,7 +279,7 @@ static void render_flows(FILE *f, const struct prom_att *a, int n)
 	       "Sojourn of the flow's packets, for the flows with the most queueing time.");
 	for (i = 0; i < n; i++)
 		for (j = 0; j < a[i].ntop; j++) {
-			flow_labels(labels, sizeof(labels), &a[i].meta, &a[i].top[j].key);
+			flow_labels(labels, sizeof(labels), &a[i], &a[i].top[j].key);
 			obs_flow_hist(&a[i].top[j].val, &h);
 			prom_hist(f, "sojourn_flow_queue_delay_seconds", labels, &h);
 		}
@@ -282,7 +289,7 @@ static void render_flows(FILE *f, const struct prom_att *a, int n)
 			for (j = 0; j < a[i].ntop; j++) {
 				const char *v = (const char *)&a[i].top[j].val;
 
-				flow_labels(labels, sizeof(labels), &a[i].meta,
+				flow_labels(labels, sizeof(labels), &a[i],
 					    &a[i].top[j].key);
 				fprintf(f, "%s{%s} %llu\n", flow_metrics[m].name, labels,
 					*(const __u64 *)(v + flow_metrics[m].off));
@@ -302,7 +309,7 @@ void prom_render(FILE *f, const struct prom_att *a, int n)
 	for (i = 0; i < n; i++) {
 		if (!a[i].have_dev)
 			continue;
-		att_labels(labels, sizeof(labels), &a[i].meta);
+		att_labels(labels, sizeof(labels), &a[i]);
 		prom_hist(f, "sojourn_queue_delay_seconds", labels, &a[i].dev.all);
 	}
 	for (m = 0; m < sizeof(att_metrics) / sizeof(att_metrics[0]); m++)

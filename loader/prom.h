@@ -25,8 +25,8 @@ struct prom_att {
 	struct obs_flow *top;	/* the flows with per-flow series */
 	size_t ntop;
 	/* The Kubernetes pod the CNI plugin attached for, "" when none is
-	 * known: labels namespace and pod of sojourn_info.  Nothing stores
-	 * them yet (see the README's metrics); export leaves them empty. */
+	 * known: labels pod_namespace and pod_name of the attachment's
+	 * series.  export reads them from the plugin's records (cni/state.c). */
 	char pod_namespace[64];	/* a DNS label: 63 characters at most */
 	char pod_name[254];	/* a DNS subdomain: 253 at most */
 };

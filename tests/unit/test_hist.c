@@ -287,7 +287,7 @@ static void test_render(void)
 	a[1].set.rate_Bps = 2500000;
 	a[1].set.burst_bytes = 32768;
 	snprintf(a[1].pod_namespace, sizeof(a[1].pod_namespace), "default");
-	snprintf(a[1].pod_name, sizeof(a[1].pod_name), "web-0");
+	snprintf(a[1].pod_name, sizeof(a[1].pod_name), "web-0\\\"q");
 	snprintf(a[2].meta.ifname, sizeof(a[2].meta.ifname), "eth1");
 	a[2].meta.hook = SJ_HOOK_CLSACT;
 	a[2].meta.mode = SJ_MODE_OBSERVE;
@@ -295,16 +295,19 @@ static void test_render(void)
 	text = render_atts(a, 3);
 	CHECK(strstr(text, "sojourn_info{device=\"eth0\",netns=\"4096\",direction=\"egress\",mode=\"queue\",hook=\"tcx\"} 1\n") != NULL,
 	      "info of the real queue\n%s", text);
-	CHECK(strstr(text, "sojourn_info{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",mode=\"rate\",hook=\"xdp-native\",namespace=\"default\",pod=\"web-0\"} 1\n") != NULL,
-	      "info of the rate attachment, netns escaped, its pod");
+	CHECK(strstr(text, "sojourn_info{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",pod_namespace=\"default\",pod_name=\"web-0\\\\\\\"q\",mode=\"rate\",hook=\"xdp-native\"} 1\n") != NULL,
+	      "info of the rate attachment, netns and pod escaped\n%s", text);
 	CHECK(strstr(text, "sojourn_info{device=\"eth1\",netns=\"0\",direction=\"egress\",mode=\"observe\",hook=\"clsact\"} 1\n") != NULL,
 	      "info of the observe attachment");
 	CHECK(count_prefix(text, "sojourn_info{") == 3, "one info per attachment");
 	CHECK(strstr(text, "dev=") == NULL, "no dev= label left");
-	CHECK(strstr(text, "sojourn_rate_bytes_per_second{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\"} 2500000\n") != NULL,
-	      "rate gauge");
-	CHECK(strstr(text, "sojourn_burst_bytes{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\"} 32768\n") != NULL,
-	      "burst gauge");
+	CHECK(strstr(text, "sojourn_rate_bytes_per_second{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",pod_namespace=\"default\",pod_name=\"web-0\\\\\\\"q\"} 2500000\n") != NULL,
+	      "rate gauge, with the pod");
+	CHECK(strstr(text, "sojourn_burst_bytes{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",pod_namespace=\"default\",pod_name=\"web-0\\\\\\\"q\"} 32768\n") != NULL,
+	      "burst gauge, with the pod");
+	CHECK(count_prefix(text, "sojourn_packets_total{device=\"veth1\",netns=\"pod\\\"x\",direction=\"ingress\",pod_namespace=\"default\",") == 1 &&
+	      count_prefix(text, "sojourn_packets_total{device=\"eth0\",netns=\"4096\",direction=\"egress\"}") == 1,
+	      "the pod on every series of its attachment, on no other's");
 	CHECK(count_prefix(text, "sojourn_rate_bytes_per_second{") == 1 &&
 	      count_prefix(text, "sojourn_burst_bytes{") == 1,
 	      "rate gauges for rate mode only");
