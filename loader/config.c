@@ -29,10 +29,22 @@ struct parse {
 	struct sj_config *cfg;
 	int err_line;		/* first error, 0 if none */
 	char err[256];
-	/* where the rule gave each option (SJ_O_*) and Direction= (SJ_O_DIR),
-	 * 0 where it did not: a check across keys names the last of them */
-	int key_line[SJ_O_DIR + 1];
+	/* where the rule gave each option (SJ_O_*) and Direction= (SJ_O_DIR)
+	 * for each direction, 0 where it did not: a check across keys names
+	 * the last of them */
+	int key_line[2][SJ_O_DIR + 1];
+	/* how the rule spelled each option: the plain key (SPELLED_ALL), with
+	 * a direction's prefix (1 << dir), so one setting is not given both
+	 * ways */
+	unsigned char spelled[SJ_O_COUNT];
+	bool dirs_given;		/* Direction= was in the rule */
+	unsigned int named;		/* directions a prefixed key named */
+	int named_line[2];		/* ... the first such key's line */
+	char named_key[2][32];		/* ... and the key */
 };
+
+#define SPELLED_ALL	4u
+
 
 /* fgets for inih, counting lines and section headers as inih will see them */
 static char *read_line(char *str, int num, void *stream)
@@ -100,9 +112,10 @@ static int name_globs(struct parse *p, struct sj_rule *r, const char *key,
 static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		    const char *v)
 {
+	int id, kdir, dir;
+	const char *key;
 	char msg[200];
 	long long val;
-	int id;
 
 	if (!strcmp(k, "Name"))
 		return name_globs(p, r, k, v);
@@ -125,7 +138,9 @@ static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 		return 1;
 	}
 	if (!strcmp(k, "Direction")) {
-		p->key_line[SJ_O_DIR] = p->line;
+		p->key_line[SJ_DIR_EGRESS][SJ_O_DIR] = p->line;
+		p->key_line[SJ_DIR_INGRESS][SJ_O_DIR] = p->line;
+		p->dirs_given = true;
 		if (!strcmp(v, "egress"))
 			r->dirs = SJ_RULE_EGRESS;
 		else if (!strcmp(v, "ingress"))
@@ -136,21 +151,96 @@ static int rule_key(struct parse *p, struct sj_rule *r, const char *k,
 			return fail(p, k, "\"%s\" is not egress, ingress or both", v);
 		return 1;
 	}
-	/* the settings: options.c's table, as the command line reads them */
-	id = sj_option_by_key(k);
+	/* the settings: options.c's table, as the command line reads them;
+	 * the plain key for every direction, EgressKEY=/IngressKEY= for one */
+	id = sj_option_by_key_dir(k, &kdir);
 	if (id < 0)
 		return fail(p, k, "unknown key in [Rule]");
 	if (sj_option_parse(id, v, true, &val, msg, sizeof(msg)))
 		return fail(p, k, "%s", msg);
-	if (sj_options[id].type == SJ_T_MODE && !val) {
-		/* Observe=no: the mode the other keys pick */
-		r->tune.given.mask &= ~(1u << id);
-		return 1;
+	key = sj_options[id].key;
+	if (kdir < 0 ? p->spelled[id] & ~SPELLED_ALL : p->spelled[id] & SPELLED_ALL)
+		return fail(p, k, "not with %s%s= in the same rule: %s= sets every direction, Egress%s= and Ingress%s= one each",
+			    kdir < 0 ? sj_dir_key_prefix[p->spelled[id] & 1 ? SJ_DIR_EGRESS :
+							     SJ_DIR_INGRESS] : "",
+			    key, key, key, key);
+	p->spelled[id] |= kdir < 0 ? SPELLED_ALL : 1u << kdir;
+	if (kdir >= 0 && !(p->named & (1u << kdir))) {
+		p->named |= 1u << kdir;
+		p->named_line[kdir] = p->line;
+		snprintf(p->named_key[kdir], sizeof(p->named_key[kdir]), "%s", k);
 	}
-	sj_option_set(&r->tune, id, val);
-	sj_given_add(&r->tune.given, id);
-	p->key_line[id] = p->line;
+	for (dir = SJ_DIR_EGRESS; dir <= SJ_DIR_INGRESS; dir++) {
+		struct sj_tune *t = &r->tune[dir];
+
+		if (kdir >= 0 && kdir != dir)
+			continue;
+		p->key_line[dir][id] = p->line;
+		if (sj_options[id].type == SJ_T_MODE && !val) {
+			/* Observe=no: the mode the other keys pick */
+			t->given.mask &= ~(1u << id);
+			continue;
+		}
+		sj_option_set(t, id, val);
+		sj_given_add(&t->given, id);
+	}
 	return 1;
+}
+
+/* the key as the rule spelled it for this direction: Rate or IngressRate */
+static const char *spelled_key(const struct parse *p, int id, int dir,
+			       char *buf, size_t len)
+{
+	if (id == SJ_O_DIR)
+		return "Direction";
+	snprintf(buf, len, "%s%s", p->spelled[id] & SPELLED_ALL ? "" :
+		 sj_dir_key_prefix[dir], sj_options[id].key);
+	return buf;
+}
+
+/* "KEY=" in msg becomes the direction's own key where the rule gave that
+ * (Rate= is named when it gave no rate: the direction's rate then) */
+static void respell(char *msg, size_t len, const struct parse *p, int id,
+		    int dir)
+{
+	char plain[40], own[40], rest[256], *at;
+
+	if (p->spelled[id] & SPELLED_ALL)
+		return;
+	if (!p->spelled[id] && !p->named)
+		return;
+	snprintf(plain, sizeof(plain), " %s=", sj_options[id].key);
+	at = strstr(msg, plain);
+	if (!at)
+		return;
+	snprintf(own, sizeof(own), " %s%s=", sj_dir_key_prefix[dir], sj_options[id].key);
+	snprintf(rest, sizeof(rest), "%s", at + strlen(plain));
+	snprintf(at, len - (at - msg), "%s%s", own, rest);
+}
+
+/* Without Direction=, a rule acts on the directions its prefixed keys
+ * name (EgressRate= and IngressRate=: both), else on egress; with it, a
+ * prefixed key for a direction it leaves out is a contradiction. */
+static int rule_dirs(struct parse *p, struct sj_rule *r)
+{
+	int dir, dline = p->key_line[SJ_DIR_EGRESS][SJ_O_DIR];
+
+	if (!p->dirs_given) {
+		if (p->named)
+			r->dirs = p->named;
+		return 0;
+	}
+	for (dir = SJ_DIR_EGRESS; dir <= SJ_DIR_INGRESS; dir++) {
+		if (!(p->named & ~r->dirs & (1u << dir)))
+			continue;
+		p->line = p->named_line[dir] > dline ? p->named_line[dir] : dline;
+		fail(p, p->named_line[dir] > dline ? p->named_key[dir] : "Direction",
+		     "%s= is for %s, which Direction=%s leaves out (Direction=both takes both)",
+		     p->named_key[dir], sj_dir_name(dir),
+		     sj_dir_name(dir == SJ_DIR_EGRESS ? SJ_DIR_INGRESS : SJ_DIR_EGRESS));
+		return -1;
+	}
+	return 0;
 }
 
 /* What no single key can see, checked by the command line's own checks
@@ -163,17 +253,23 @@ static void rule_done(struct parse *p, struct sj_rule *r)
 	if (!r || p->err_line)
 		return;
 	p->line = r->line;
-	sj_tune_pick_mode(&r->tune);
 	if (!r->nglobs && !r->kind[0]) {
 		fail(p, "[Rule]", "needs Name= or Kind=, or it would match every interface");
 		p->line = line;
 		return;
 	}
+	if (rule_dirs(p, r)) {
+		p->line = line;
+		return;
+	}
 	for (dir = SJ_DIR_EGRESS; dir <= SJ_DIR_INGRESS; dir++) {
-		struct sj_tune t = r->tune;
+		struct sj_tune t;
 		const char *key = "[Rule]";
+		char msg[256], kbuf[2][40];
 		int blame[2], i;
-		char msg[256];
+
+		sj_tune_pick_mode(&r->tune[dir]);
+		t = r->tune[dir];
 
 		if (!(r->dirs & (1u << dir)))
 			continue;
@@ -182,13 +278,18 @@ static void rule_done(struct parse *p, struct sj_rule *r)
 			continue;
 		p->line = 0;
 		for (i = 0; i < 2; i++)
-			if (blame[i] != SJ_O_NONE && p->key_line[blame[i]] > p->line) {
-				p->line = p->key_line[blame[i]];
-				key = blame[i] == SJ_O_DIR ? "Direction" :
-				      sj_options[blame[i]].key;
+			if (blame[i] != SJ_O_NONE && p->key_line[dir][blame[i]] > p->line) {
+				p->line = p->key_line[dir][blame[i]];
+				key = spelled_key(p, blame[i], dir, kbuf[i], sizeof(kbuf[i]));
 			}
 		if (!p->line)
 			p->line = r->line;
+		/* the table's checks name plain keys: a rule that gives this
+		 * direction's own is told those (IngressRate=, not Rate=,
+		 * which would contradict it) */
+		for (i = 0; i < SJ_O_COUNT; i++)
+			if (p->spelled[i] & ~SPELLED_ALL || i == SJ_O_RATE)
+				respell(msg, sizeof(msg), p, i, dir);
 		fail(p, key, "%s", msg);
 		break;
 	}
@@ -212,9 +313,13 @@ static struct sj_rule *current_rule(struct parse *p)
 	memset(r, 0, sizeof(*r));
 	r->line = p->section_line;
 	r->dirs = SJ_RULE_EGRESS;
-	sj_tune_defaults(&r->tune);
+	sj_tune_defaults(&r->tune[SJ_DIR_EGRESS]);
+	r->tune[SJ_DIR_INGRESS] = r->tune[SJ_DIR_EGRESS];
 	p->rule_at = p->sections;
 	memset(p->key_line, 0, sizeof(p->key_line));
+	memset(p->spelled, 0, sizeof(p->spelled));
+	p->dirs_given = false;
+	p->named = 0;
 	return r;
 }
 
@@ -304,7 +409,7 @@ static void arg(struct sj_args *a, const char *s)
 void sj_rule_args(const struct sj_rule *r, enum sj_dir dir, bool attach,
 		  struct sj_args *a)
 {
-	const struct sj_tune *t = &r->tune;
+	const struct sj_tune *t = &r->tune[dir];
 	int id;
 
 	a->n = 0;

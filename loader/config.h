@@ -27,9 +27,11 @@ struct sj_rule {
 	char netns[64];			/* Netns=: "" the daemon's own, else a glob
 					 * over the names under /run/netns */
 	unsigned int dirs;		/* SJ_RULE_EGRESS | SJ_RULE_INGRESS */
-	/* what `attach` gets: every option at its default but those the rule
-	 * gives (tune.given), the mode picked from them */
-	struct sj_tune tune;
+	/* what `attach` gets, by enum sj_dir: every option at its default
+	 * but those the rule gives for that direction (tune[dir].given: the
+	 * plain keys and those with the direction's prefix), the mode picked
+	 * from them; an asymmetric link is one rule */
+	struct sj_tune tune[2];
 };
 
 struct sj_config {

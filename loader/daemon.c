@@ -81,6 +81,9 @@ static struct daemon {
 	bool state_dirty, journal;
 	char **adopt;		/* folder names the state file listed at start */
 	int nadopt;
+	/* --interface: the one interface (of our own namespace) this daemon
+	 * manages, as sojourn@IFACE.service runs it; "" for every one */
+	char only_iface[IFNAMSIZ];
 } D;
 
 static void logd(int prio, const struct dev *d, const char *fmt, ...)
@@ -358,6 +361,8 @@ static const struct sj_rule *rule_for(const struct dev *d, int *idx)
 	const struct ns *n = ns_of(d->cookie);
 	int i;
 
+	if (D.only_iface[0] && (n != &D.ns[0] || strcmp(d->name, D.only_iface)))
+		return NULL;
 	for (i = 0; n && i < D.cfg.nrules; i++)
 		if (sj_rule_matches(&D.cfg.rules[i], d->name, d->kind, n->name)) {
 			*idx = i;
@@ -752,6 +757,8 @@ static bool netns_wanted(const char *name)
 {
 	int i;
 
+	if (D.only_iface[0])
+		return false;	/* its interface is in our own namespace */
 	for (i = 0; i < D.cfg.nrules; i++)
 		if (D.cfg.rules[i].netns[0] && !fnmatch(D.cfg.rules[i].netns, name, 0))
 			return true;
@@ -857,9 +864,24 @@ static void shutdown_all(bool detach)
 		mnl_socket_close(D.ns[--D.nns].nl);
 }
 
+/* RELOADING=1 with the time it began, as Type=notify-reload (systemd 253)
+ * needs to tell this reload from an earlier one; older systemd ignores
+ * MONOTONIC_USEC.  READY=1 follows once the retune is done. */
+static void notify_reloading(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+		   (unsigned long long)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000);
+}
+
+#define DAEMON_USAGE "usage: sojourn daemon [--config FILE] [--interface IFACE] " \
+		     "[--state-file FILE] [--detach-on-exit] [--check]"
+
 int cmd_daemon(int argc, char **argv)
 {
-	const char *path = SJ_CONF_DEFAULT;
+	const char *path = SJ_CONF_DEFAULT, *state = NULL;
 	bool detach_flag = false, check = false;
 	struct pollfd pfd[SJ_NS_MAX + 2];
 	uint64_t wd_usec = 0;
@@ -870,15 +892,29 @@ int cmd_daemon(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--config") && i + 1 < argc)
 			path = argv[++i];
-		else if (!strcmp(argv[i], "--detach-on-exit"))
+		else if (!strcmp(argv[i], "--interface") && i + 1 < argc) {
+			const char *name = argv[++i];
+
+			if (!*name || strlen(name) >= IFNAMSIZ || strchr(name, '/') ||
+			    strchr(name, ' '))
+				return sj_err("bad interface name \"%s\"", name);
+			snprintf(D.only_iface, sizeof(D.only_iface), "%s", name);
+		} else if (!strcmp(argv[i], "--state-file") && i + 1 < argc) {
+			state = argv[++i];
+			if (state[0] != '/' || strlen(state) >= sizeof(D.cfg.state_file))
+				return sj_err("--state-file needs an absolute path");
+		} else if (!strcmp(argv[i], "--detach-on-exit"))
 			detach_flag = true;
 		else if (!strcmp(argv[i], "--check"))
 			check = true;
 		else
-			return sj_err("usage: sojourn daemon [--config FILE] [--detach-on-exit] [--check]");
+			return sj_err(DAEMON_USAGE);
 	}
 	if (load_config(path, false))
 		return -1;
+	/* over [Daemon] StateFile=: each sojourn@ instance keeps its own list */
+	if (state)
+		snprintf(D.cfg.state_file, sizeof(D.cfg.state_file), "%s", state);
 	if (check)
 		return 0;
 	if (sj_check_all())
@@ -925,8 +961,9 @@ int cmd_daemon(int argc, char **argv)
 	free(D.adopt);
 	D.adopt = NULL;
 	D.nadopt = 0;
-	logd(LOG_INFO, NULL, "ready: %d rule%s from %s", D.cfg.nrules,
-	     D.cfg.nrules == 1 ? "" : "s", D.cfg.path);
+	logd(LOG_INFO, NULL, "ready: %d rule%s from %s%s%s", D.cfg.nrules,
+	     D.cfg.nrules == 1 ? "" : "s", D.cfg.path,
+	     D.only_iface[0] ? ", for " : "", D.only_iface);
 	notify_status("READY=1\n");
 
 	while (!stop) {
@@ -963,7 +1000,7 @@ int cmd_daemon(int argc, char **argv)
 					stop = 1;
 					continue;
 				}
-				sd_notify(0, "RELOADING=1");
+				notify_reloading();
 				logd(LOG_INFO, NULL, "reloading %s", D.cfg.path);
 				if (load_config(D.cfg.path, true) == 0) {
 					D.cfg.detach_on_exit |= detach_flag;

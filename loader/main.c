@@ -37,7 +37,8 @@ static const struct command {
 	  "              [--flows N] [-n NETNS]" },
 	{ "gc", cmd_gc, "gc [--dry-run]" },
 	{ "daemon", cmd_daemon,
-	  "daemon [--config FILE] [--detach-on-exit] [--check]" },
+	  "daemon [--config FILE] [--interface IFACE] [--state-file FILE]\n"
+	  "              [--detach-on-exit] [--check]" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

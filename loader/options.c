@@ -221,6 +221,29 @@ int sj_option_by_key(const char *key)
 	return -1;
 }
 
+const char *const sj_dir_key_prefix[2] = {
+	[SJ_DIR_EGRESS] = "Egress", [SJ_DIR_INGRESS] = "Ingress",
+};
+
+int sj_option_by_key_dir(const char *key, int *dir)
+{
+	int d;
+
+	*dir = -1;
+	for (d = SJ_DIR_EGRESS; d <= SJ_DIR_INGRESS; d++) {
+		size_t n = strlen(sj_dir_key_prefix[d]);
+
+		if (!strncmp(key, sj_dir_key_prefix[d], n) && key[n]) {
+			int id = sj_option_by_key(key + n);
+
+			if (id >= 0)
+				*dir = d;
+			return id;
+		}
+	}
+	return sj_option_by_key(key);
+}
+
 bool sj_option_applies(int id, enum sj_mode mode)
 {
 	return sj_options[id].modes & (1u << mode);

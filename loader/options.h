@@ -98,6 +98,12 @@ struct sj_tune;
  * or the one a [Rule] key names; -1 for none */
 int sj_option_by_word(const char *word, bool *on);
 int sj_option_by_key(const char *key);
+/* A [Rule] key for one direction: the table's key with "Egress" or
+ * "Ingress" in front (EgressRate=, IngressTarget=), *dir that direction;
+ * the plain key sets every direction the rule acts on, *dir -1.  -1 for
+ * no key of the table. */
+int sj_option_by_key_dir(const char *key, int *dir);
+extern const char *const sj_dir_key_prefix[2];	/* by enum sj_dir */
 bool sj_option_applies(int id, enum sj_mode mode);
 
 /* One value for option id: from the command line (conf false: the word's

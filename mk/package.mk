@@ -21,14 +21,14 @@ install: $(OUTPUT)/sojourn $(CNI_BIN)
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/sojourn
 	$(INSTALL) -m 755 $(OUTPUT)/sojourn $(DESTDIR)$(PREFIX)/sbin/sojourn
 	$(INSTALL) -m 755 $(CNI_BIN) $(DESTDIR)$(PREFIX)/lib/cni/sojourn-cni
-	$(INSTALL) -m 644 dist/sojourn.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	$(INSTALL) -m 644 dist/sojourn.8 dist/sojourn-cni.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	$(INSTALL) -m 644 dist/sojourn.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	$(INSTALL) -m 644 dist/sojourn.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/sojourn
-	sed 's|/usr/sbin/sojourn|$(PREFIX)/sbin/sojourn|g; s|/etc/sojourn|$(SYSCONFDIR)/sojourn|g' \
-		dist/sojourn.service >$(DESTDIR)$(UNITDIR)/sojourn.service
-	chmod 644 $(DESTDIR)$(UNITDIR)/sojourn.service
-	$(INSTALL) -m 644 dist/sojourn.conf dist/sojourn-cni.conflist \
+	for u in sojourn.service sojourn@.service; do \
+		sed 's|/usr/sbin/sojourn|$(PREFIX)/sbin/sojourn|g; s|/etc/sojourn|$(SYSCONFDIR)/sojourn|g' \
+			dist/$$u >$(DESTDIR)$(UNITDIR)/$$u && chmod 644 $(DESTDIR)$(UNITDIR)/$$u || exit; done
+	$(INSTALL) -m 644 dist/examples/* dist/sojourn-cni.conflist \
 		dist/sojourn-daemonset.yaml $(DESTDIR)$(PREFIX)/share/doc/sojourn/examples/
 	@# an operator's configuration is theirs: only a first install writes it
 	[ -e $(DESTDIR)$(SYSCONFDIR)/sojourn/sojourn.conf ] || \

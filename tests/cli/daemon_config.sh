@@ -6,12 +6,20 @@
 #     with one line naming file, line and key; nothing gets attached.
 #     Keys out of their mode (Burst= without Rate=, Fair= with it) and
 #     values past the command line's limits (Horizon=200s) are refused.
-#   - A file that passes attaches as it says, Horizon= at its limit (100s).
+#   - Per-direction keys (EgressRate=, IngressTarget=, ...): a plain key
+#     beside the same setting for one direction is refused, as is a
+#     prefixed key for a direction Direction= leaves out; the prefixed keys
+#     alone pick the directions.
+#   - A file that passes attaches as it says, Horizon= at its limit (100s);
+#     an asymmetric rule (EgressRate= and IngressRate=, Interval= for both,
+#     EgressTarget=/IngressTarget=) attaches each direction with its own values.
 #   - With NOTIFY_SOCKET (a socket this test listens on; there is no systemd
 #     here) and WATCHDOG_USEC: READY=1 comes once the first scan has
 #     attached the interface that was already there (its STATUS= says so),
 #     WATCHDOG=1 comes at half the watchdog time, SIGHUP sends RELOADING=1
-#     then READY=1, SIGTERM sends STOPPING=1.
+#     with MONOTONIC_USEC= (CLOCK_MONOTONIC, between the signal and its
+#     receipt: what Type=notify-reload needs) then READY=1, and at READY=1
+#     the edited file is in force; SIGTERM sends STOPPING=1.
 # Exit 0 pass, 77 skip, 1 fail.  SOJOURN= overrides the command.
 
 # shellcheck source=SCRIPTDIR/../lib/topo.sh
@@ -87,6 +95,16 @@ bad "${R}CEThreshold=500ns\n"			"3: CEThreshold: 500ns is outside 1us..100s"
 bad "${R}Rate=1mbit\nBurst=1mb\nHorizon=100ms\n" "5: Horizon: burst 1Mb takes"
 bad "${R}Rate=1mbit\nDirection=ingress\nPace=yes\n" "5: Pace: pace is for egress only"
 bad "Name=x\n"					"1: Name: key outside a section"
+# per direction: one setting is given for every direction or for each
+bad "${R}Rate=1mbit\nIngressRate=2mbit\n"	"4: IngressRate: not with Rate= in the same rule"
+bad "${R}EgressTarget=3ms\nTarget=4ms\n"	"4: Target: not with EgressTarget= in the same rule"
+bad "${R}Direction=egress\nIngressRate=2mbit\n" "4: IngressRate: IngressRate= is for ingress, which Direction=egress leaves out"
+bad "${R}IngressRate=2mbit\nDirection=egress\n" "4: Direction: IngressRate= is for ingress"
+bad "${R}EgressRate=2mbit\nDirection=both\n"	"4: Direction: ingress needs rate mode: the packets have no queue of ours to measure (give IngressRate=)"
+bad "${R}EgressRate=2mbit\nIngressRate=1mbit\nIngressBurst=1mb\n" "5: IngressBurst: burst 1Mb takes"
+bad "${R}IngressFair=no\nIngressRate=1mbit\n" "3: IngressFair: is for real-queue mode"
+bad "${R}EgressHook=xdp\n"			"3: EgressHook: xdp is an ingress hook"
+bad "${R}IngressColour=red\n"			"3: IngressColour: unknown key"
 # two [Rule] in a row are two rules: the second one matches nothing
 bad "[Rule]\nKind=veth\n[Rule]\nRate=1mbit\n"	"3: [Rule]: needs Name= or Kind="
 out=$("$SOJOURN" daemon --config "$WORK/none.conf" --check 2>&1) &&
@@ -95,6 +113,34 @@ grep -q "cannot read config $WORK/none.conf" <<<"$out" || die "missing file: $ou
 [ -z "$(ls /sys/fs/bpf/sojourn/ 2>/dev/null | while read -r d; do
 	"$SOJOURN" show "$DEV" -j 2>/dev/null | jq -r '.[].pin'; break; done)" ] ||
 	die "a refused config attached something"
+
+# an asymmetric link is one rule: each direction its own rate and target,
+# Interval= and Overhead= for both; the prefixed keys pick both directions
+cat >"$C" <<EOF
+[Daemon]
+StateFile=$WORK/attached
+DetachOnExit=yes
+
+[Rule]
+Name=$DEV
+EgressRate=20mbit
+IngressRate=100mbit
+Overhead=18
+Interval=80ms
+EgressTarget=4ms
+IngressTarget=2ms
+IngressHorizon=150ms
+EOF
+"$SOJOURN" daemon --config "$C" --check || die "asymmetric rule refused"
+"$SOJOURN" daemon --config "$C" 2>"$WORK/daemon.log" &
+DPID=$!
+for _ in $(seq 100); do [ "$("$SOJOURN" show "$DEV" -j 2>/dev/null | jq length)" = 2 ] && break; sleep 0.05; done
+got=$("$SOJOURN" show "$DEV" -j | jq -c 'sort_by(.direction) | [.[] | [.direction, .rate, .target, .interval, .horizon, .overhead]]')
+want='[["egress",2500000,4000,80000,200000,18],["ingress",12500000,2000,80000,150000,18]]'
+[ "$got" = "$want" ] || die "asymmetric rule: got $got, want $want ($(cat "$WORK/daemon.log"))"
+kill "$DPID"; wait "$DPID"; DPID=
+[ "$("$SOJOURN" show "$DEV" -j | jq length)" = 0 ] || die "DetachOnExit=yes left $DEV attached"
+log "asymmetric rule: $got"
 
 # the notify protocol
 cat >"$C" <<EOF
@@ -117,11 +163,13 @@ EOF
 "$SOJOURN" daemon --config "$C" --check || die "good config refused"
 SOCK=$WORK/notify
 python3 - "$SOCK" >"$WORK/notify.log" <<'EOF' &
-import socket, sys
+import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
 while True:
-    print(s.recv(4096).decode().replace("\n", "|"), flush=True)
+    m = s.recv(4096).decode()
+    # each message, then when it came in: CLOCK_MONOTONIC microseconds
+    print(m.replace("\n", "|") + " @" + str(time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000), flush=True)
 EOF
 LPID=$!
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.05; done
@@ -137,19 +185,33 @@ grep -q 'STATUS=2 attached' <<<"$ready" ||
 # what --check passed, attach took as the file says, Horizon= at its limit
 got=$("$SOJOURN" show "$DEV" -j | jq -c '[.[] | [.horizon, .burst, .linklayer, .mpu, .target, .interval]] | unique')
 [ "$got" = '[[100000000,16384,"ptm",64,2000,50000]]' ] || die "the rule's settings, both ways: $got"
-n0=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
+n0=$(grep -c '^WATCHDOG=1 @' "$WORK/notify.log")
 sleep 1.2
-n1=$(grep -c '^WATCHDOG=1$' "$WORK/notify.log")
+n1=$(grep -c '^WATCHDOG=1 @' "$WORK/notify.log")
 [ $((n1 - n0)) -ge 5 ] || die "WATCHDOG=1 $((n1 - n0)) times in 1.2 s (want every 150 ms)"
+# an edit the reload must have put in force by its READY=1
+sed -i 's/^Target=2ms$/Target=3ms/' "$C"
+before=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000)')
 kill -HUP "$DPID"
-for _ in $(seq 60); do grep -q 'RELOADING=1' "$WORK/notify.log" && break; sleep 0.05; done
-sleep 0.3
-awk '/RELOADING=1/ { r = 1 } r && /READY=1/ { ok = 1 } END { exit !ok }' "$WORK/notify.log" ||
-	die "no RELOADING=1 then READY=1: $(grep -v WATCHDOG "$WORK/notify.log")"
+for _ in $(seq 250); do
+	awk '/^RELOADING=1/ { r = 1 } r && /^READY=1/ { ok = 1 } END { exit !ok }' "$WORK/notify.log" && break
+	sleep 0.02
+done
+reloading=$(grep -m1 '^RELOADING=1' "$WORK/notify.log") ||
+	die "no RELOADING=1: $(grep -v WATCHDOG "$WORK/notify.log")"
+awk '/^RELOADING=1/ { r = 1 } r && /^READY=1/ { ok = 1 } END { exit !ok }' "$WORK/notify.log" ||
+	die "no READY=1 after RELOADING=1: $(grep -v WATCHDOG "$WORK/notify.log")"
+[ "$("$SOJOURN" show "$DEV" -j | jq -c '[.[].target] | unique')" = '[3000]' ] ||
+	die "READY=1 came before the edit was in force: $("$SOJOURN" show "$DEV" -j | jq -c '[.[].target]')"
+mono=$(sed -n 's/.*|MONOTONIC_USEC=\([0-9]*\).*/\1/p' <<<"$reloading")
+recv=${reloading##* @}
+[ -n "$mono" ] || die "RELOADING=1 without MONOTONIC_USEC=: $reloading"
+[ "$mono" -ge "$before" ] && [ "$mono" -le "$recv" ] ||
+	die "MONOTONIC_USEC=$mono is not between the SIGHUP ($before) and its receipt ($recv)"
 kill "$DPID"; wait "$DPID"; rc=$?; DPID=
 [ "$rc" = 0 ] || die "daemon exit status $rc"
 sleep 0.2
-grep -q '^STOPPING=1$' "$WORK/notify.log" || die "no STOPPING=1"
+grep -q '^STOPPING=1 @' "$WORK/notify.log" || die "no STOPPING=1"
 [ "$("$SOJOURN" show "$DEV" -j | jq length)" = 0 ] || die "DetachOnExit=yes left $DEV attached"
 log "notify: $(grep -v WATCHDOG "$WORK/notify.log" | tr '\n' ' ')"
-echo "PASS: $NBAD bad configs refused with file:line: key; READY after the scan, WATCHDOG every 150 ms, RELOADING/READY, STOPPING"
+echo "PASS: $NBAD bad configs refused with file:line: key; an asymmetric rule attached each way as given; READY after the scan, WATCHDOG every 150 ms, RELOADING with MONOTONIC_USEC then READY with the edit in force, STOPPING"

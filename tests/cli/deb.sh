@@ -8,14 +8,18 @@
 #     lines carry -D_FORTIFY_SOURCE, the binaries are PIE, bind now, have
 #     RELRO, call fortified functions and are stripped, and the -dbgsym
 #     package holds their debug files by build id;
-#   - the package has every file, Depends on the libraries, its sojourn runs;
+#   - the package has every file (both units, sojourn-cni(8), the examples),
+#     Depends on the libraries, its sojourn runs;
+#   - the shipped /etc/sojourn/sojourn.conf attaches nothing: --check finds
+#     no rule, and a daemon started with it lists no attachment;
 #   - in a scratch root (dpkg --root, maintainer scripts chrootless with
 #     DPKG_ROOT, never the host's /usr): install puts the files in place and
 #     neither enables nor starts the unit; an upgrade to a newer version
 #     and a reinstall keep an edited conffile; remove leaves the conffile;
 #     purge leaves nothing of ours; the host is untouched throughout;
 #   - the prerm of the package, on remove, detaches what the daemon's state
-#     file names and leaves an attachment made by hand.
+#     file and a sojourn@IFACE instance's (/run/sojourn/IFACE.attached)
+#     name, and leaves an attachment made by hand.
 # Exit 0 pass, 77 skip, 1 fail.  SOJOURN= overrides the command.
 
 # shellcheck source=SCRIPTDIR/../lib/topo.sh
@@ -33,6 +37,7 @@ cleanup() {
 	if [ -e "/run/netns/$NS" ]; then
 		"$SOJOURN" -n "$NS" detach sjdeb0 >/dev/null 2>&1
 		"$SOJOURN" -n "$NS" detach sjdeb1 >/dev/null 2>&1
+		"$SOJOURN" -n "$NS" detach sjdeb2 >/dev/null 2>&1
 		ip netns del "$NS"
 	fi
 	rm -rf "$WORK"
@@ -81,7 +86,10 @@ for f in ./usr/sbin/sojourn ./usr/lib/cni/sojourn-cni ./lib/systemd/system/sojou
 	./usr/share/man/man8/sojourn.8.gz ./usr/share/man/man5/sojourn.conf.5.gz \
 	./etc/sojourn/sojourn.conf ./usr/share/bash-completion/completions/sojourn \
 	./usr/share/doc/sojourn/copyright ./usr/share/doc/sojourn/changelog.gz \
-	./usr/share/doc/sojourn/examples/sojourn-daemonset.yaml; do
+	./usr/share/doc/sojourn/examples/sojourn-daemonset.yaml \
+	./lib/systemd/system/sojourn@.service ./usr/share/man/man8/sojourn-cni.8.gz \
+	./usr/share/doc/sojourn/examples/kubernetes.conf ./usr/share/doc/sojourn/examples/eth0.conf \
+	./usr/share/doc/sojourn/examples/notify-reload.conf; do
 	grep -qx -- "$f" "$WORK/files" || die "the package lacks $f"
 done
 dpkg-deb -f "$deb" Depends | grep -q libinih || die "Depends lacks libinih: $(dpkg-deb -f "$deb" Depends)"
@@ -89,6 +97,23 @@ dpkg-deb -f "$deb" Depends | grep -q libinih || die "Depends lacks libinih: $(dp
 dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -qx './conffiles' || die "no conffiles"
 dpkg-deb -I "$deb" conffiles | grep -qx /etc/sojourn/sojourn.conf || die "sojourn.conf is no conffile"
 log "built $(basename "$deb") and $(basename "$dbg"); $lint"
+
+# --- the shipped configuration does nothing until edited ---
+shipped=$WORK/x/etc/sojourn/sojourn.conf
+out=$("$SOJOURN" daemon --config "$shipped" --check 2>&1) || die "the shipped sojourn.conf is refused: $out"
+# only once it has no rule may a daemon run with it on this host's links
+grep -q 'no \[Rule\]: nothing will be attached' <<<"$out" ||
+	die "the shipped sojourn.conf has rules: $(grep -v '^[[:space:]]*[#;]' "$shipped" | grep -v '^[[:space:]]*$')"
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || skip "cannot mount bpffs"
+"$SOJOURN" daemon --config "$shipped" --state-file "$WORK/inert.attached" 2>"$WORK/inert.log" &
+dpid=$!
+for _ in $(seq 100); do grep -q 'ready: 0 rules' "$WORK/inert.log" && break; sleep 0.05; done
+kill "$dpid"; wait "$dpid" || die "the daemon with the shipped sojourn.conf failed: $(cat "$WORK/inert.log")"
+grep -q 'ready: 0 rules' "$WORK/inert.log" || die "no 'ready: 0 rules': $(cat "$WORK/inert.log")"
+grep -q ' attached ' "$WORK/inert.log" && die "the shipped sojourn.conf attached: $(cat "$WORK/inert.log")"
+[ -f "$WORK/inert.attached" ] || die "the daemon wrote no state file"
+grep -qv '^#' "$WORK/inert.attached" && die "the shipped sojourn.conf attached: $(cat "$WORK/inert.attached")"
+log "the shipped sojourn.conf: no rule, a daemon with it attached nothing"
 
 # --- install, upgrade, purge in a scratch root ---
 # What the host has that the maintainer scripts could touch: must not change.
@@ -161,15 +186,22 @@ log "scratch root: install, upgrade $v1 -> $v1+upgrade1, reinstall, remove, purg
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || skip "cannot mount bpffs"
 ip netns add "$NS" || die "cannot add netns $NS"
 ip -n "$NS" link add sjdeb0 type veth peer name sjdeb1 || die "cannot create veths"
-ip -n "$NS" link set sjdeb0 up && ip -n "$NS" link set sjdeb1 up
+ip -n "$NS" link add sjdeb2 type veth peer name sjdeb3 || die "cannot create veths"
+ip -n "$NS" link set sjdeb0 up && ip -n "$NS" link set sjdeb1 up && ip -n "$NS" link set sjdeb2 up
 "$SOJOURN" -n "$NS" attach sjdeb0 rate 100mbit || die "cannot attach sjdeb0"
 "$SOJOURN" -n "$NS" attach sjdeb1 rate 100mbit || die "cannot attach sjdeb1"
+"$SOJOURN" -n "$NS" attach sjdeb2 rate 100mbit || die "cannot attach sjdeb2"
 pin=$("$SOJOURN" show -j | jq -r --arg ns "$NS" '.[] | select(.netns == $ns and .dev == "sjdeb0") | .pin')
 [ -n "$pin" ] || die "sjdeb0's attachment not in sojourn show -j"
 # the daemon "made" sjdeb0's, by its state file at a StateFile= of its config
 printf '# attachments sojourn daemon made: netns cookie-ifindex-direction\n%s\n' \
 	"$(basename "$pin")" >"$WORK/attached"
 printf '[Daemon]\nStateFile = %s\n' "$WORK/attached" >"$WORK/sojourn.conf"
+# ... and an instance sojourn@sjdeb2 sjdeb2's, by its own list
+pin2=$("$SOJOURN" show -j | jq -r --arg ns "$NS" '.[] | select(.netns == $ns and .dev == "sjdeb2") | .pin')
+mkdir -p "$WORK/run"
+printf '# attachments sojourn daemon made: netns cookie-ifindex-direction\n%s\n' \
+	"$(basename "$pin2")" >"$WORK/run/sjdeb2.attached"
 dpkg-deb -e "$deb" "$WORK/ctl"
 grep -q 'deb-systemd-invoke stop sojourn.service' "$WORK/ctl/prerm" || die "prerm does not stop the unit"
 # upgrades: a running daemon restarted after, not stopped before
@@ -178,17 +210,23 @@ grep -q "deb-systemd-invoke try-restart 'sojourn.service'" "$WORK/ctl/postinst" 
 grep -q 'deb-systemd-invoke stop' "$WORK/ctl/preinst" 2>/dev/null &&
 	die "preinst stops the daemon on upgrade (and nothing starts it again)"
 sed -e "s|^SOJOURN=/usr/sbin/sojourn|SOJOURN=$SOJOURN|; s|^CONF=.*|CONF=$WORK/sojourn.conf|" \
+	-e "s|^RUNDIR=.*|RUNDIR=$WORK/run|" \
 	-e 's/deb-systemd-invoke/true/' "$WORK/ctl/prerm" >"$WORK/prerm"
 grep -q "^SOJOURN=$SOJOURN" "$WORK/prerm" || die "cannot point the prerm at $SOJOURN"
+grep -q "^RUNDIR=$WORK/run" "$WORK/prerm" || die "cannot point the prerm's RUNDIR at $WORK/run"
+grep -q 'deb-systemd-invoke stop "sojourn@' "$WORK/ctl/prerm" || die "prerm does not stop the sojourn@ instances"
 sh "$WORK/prerm" upgrade 2.0 || die "prerm upgrade failed"
 attached() { "$SOJOURN" show -j | jq -e --arg ns "$NS" --arg dev "$1" \
 	'.[] | select(.netns == $ns and .dev == $dev)' >/dev/null; }
 attached sjdeb0 || die "prerm upgrade detached sjdeb0"
+attached sjdeb2 || die "prerm upgrade detached sjdeb2"
 sh "$WORK/prerm" remove || die "prerm remove failed"
 attached sjdeb0 && die "prerm remove left sjdeb0 (the daemon's) attached"
 attached sjdeb1 || die "prerm remove detached sjdeb1 (attached by hand)"
+attached sjdeb2 && die "prerm remove left sjdeb2 (the sojourn@sjdeb2 instance's) attached"
+[ -e "$WORK/run/sjdeb2.attached" ] && die "prerm remove left the instance's state file"
 [ -e "$WORK/attached" ] && die "prerm remove left the state file"
 "$SOJOURN" -n "$NS" detach sjdeb1 || die "cannot detach sjdeb1"
-log "prerm remove: detached the daemon's attachment, left the hand-made one"
+log "prerm remove: detached the daemon's and the instance's attachments, left the hand-made one"
 
-echo "PASS: $(basename "$deb") + -dbgsym ($lint), hardened, install/upgrade/reinstall/remove/purge in a scratch root, prerm detaches the daemon's"
+echo "PASS: $(basename "$deb") + -dbgsym ($lint), hardened, the shipped conf inert, install/upgrade/reinstall/remove/purge in a scratch root, prerm detaches the daemon's and the instances'"

@@ -3,14 +3,16 @@
 #
 # What ships: the systemd unit, man pages, bash completion, examples and
 # `make install` (the Debian package: tests/cli/deb.sh).
-#   - dist/sojourn.service passes `systemd-analyze verify` (installed with
-#     PREFIX into a scratch folder, so its ExecStart= exists);
+#   - dist/sojourn.service and the template dist/sojourn@.service (as an
+#     instance) pass `systemd-analyze verify` (installed with PREFIX into a
+#     scratch folder, so their ExecStart= exists);
 #   - sojourn(8) names every command and every option word `sojourn help`
 #     prints; every word of the settings table (loader/options.c, read with
 #     awk) is in `sojourn help` and sojourn(8), its every key and config.c's
 #     own in sojourn.conf(5); groff finds no fault in either;
-#   - the example sojourn.conf files (dist/ and the man page's) pass
-#     `daemon --check`; the conflist is JSON and chains sojourn-cni last;
+#   - the example sojourn.conf files (dist/, dist/examples/ and the man
+#     page's) pass `daemon --check`, the shipped one with no rule; the
+#     conflist is JSON and chains sojourn-cni last;
 #   - completion offers every command, every word of the table for attach
 #     and replace, change's for change, hook values and device names;
 #   - `make install DESTDIR= PREFIX=` puts every file in place (the package:
@@ -38,6 +40,9 @@ MAKE_NB=(make --no-print-directory -o "$OUT/sojourn" -o "$OUT/sojourn-cni")
 for f in usr/sbin/sojourn usr/lib/cni/sojourn-cni usr/share/man/man8/sojourn.8 \
 	usr/share/man/man5/sojourn.conf.5 usr/share/bash-completion/completions/sojourn \
 	usr/lib/systemd/system/sojourn.service etc/sojourn/sojourn.conf \
+	usr/lib/systemd/system/sojourn@.service usr/share/man/man8/sojourn-cni.8 \
+	usr/share/doc/sojourn/examples/kubernetes.conf usr/share/doc/sojourn/examples/eth0.conf \
+	usr/share/doc/sojourn/examples/notify-reload.conf \
 	usr/share/doc/sojourn/examples/sojourn-daemonset.yaml \
 	usr/share/doc/sojourn/examples/sojourn-cni.conflist; do
 	[ -e "$WORK/dest/$f" ] || die "make install did not install /$f"
@@ -54,6 +59,19 @@ grep -q "^ExecStart=$P/usr/sbin/sojourn daemon --config $P/etc/sojourn/sojourn.c
 out=$(MANPATH=$P/usr/share/man systemd-analyze verify "$UNIT" 2>&1); rc=$?
 [ "$rc" = 0 ] || die "systemd-analyze verify: $out"
 grep -q 'sojourn.service' <<<"$out" && die "systemd-analyze verify complains: $out"
+# the template, as the instance for lo (verify reads the template beside it)
+TEMPLATE=$P/usr/lib/systemd/system/sojourn@.service
+grep -q "^ExecStart=$P/usr/sbin/sojourn daemon --config $P/etc/sojourn/%i.conf --interface %i" "$TEMPLATE" ||
+	die "PREFIX not applied to the template: $(grep ^ExecStart "$TEMPLATE")"
+out=$(MANPATH=$P/usr/share/man systemd-analyze verify "${TEMPLATE%@.service}@lo.service" 2>&1); rc=$?
+[ "$rc" = 0 ] || die "systemd-analyze verify sojourn@lo.service: $out"
+grep -q 'sojourn@' <<<"$out" && die "systemd-analyze verify complains about the template: $out"
+# its lines with continuations joined
+sed -e ':a' -e '/\\$/{N;s/\\\n[[:space:]]*/ /;ba}' dist/sojourn@.service >"$WORK/template"
+for k in Type=notify "ExecStart=.* --interface %i .*--state-file /run/sojourn/%i.attached --detach-on-exit" \
+	ProtectSystem=strict NoNewPrivileges=yes WatchdogSec=; do
+	grep -q "^$k" "$WORK/template" || die "sojourn@.service lacks $k"
+done
 for k in Type=notify ProtectSystem=strict ReadWritePaths=/sys/fs/bpf NoNewPrivileges=yes \
 	"CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_SYS_ADMIN" WatchdogSec=; do
 	grep -q "^$k" dist/sojourn.service || die "sojourn.service lacks $k"
@@ -61,7 +79,7 @@ done
 log "systemd-analyze verify: clean"
 
 # --- man pages ---
-for m in dist/sojourn.8 dist/sojourn.conf.5; do
+for m in dist/sojourn.8 dist/sojourn.conf.5 dist/sojourn-cni.8; do
 	w=$(groff -man -ww -z "$m" 2>&1)
 	[ -z "$w" ] || die "groff warns about $m: $w"
 done
@@ -113,7 +131,12 @@ done
 log "man: $(wc -w <<<"$cmds") commands, $(wc -w <<<"$words") option words, $(wc -w <<<"$table_words") words of the settings table, $(wc -w <<<"$keys") config keys documented"
 
 # --- examples ---
-"$SOJOURN" daemon --config dist/sojourn.conf --check || die "dist/sojourn.conf refused"
+out=$("$SOJOURN" daemon --config dist/sojourn.conf --check 2>&1) || die "dist/sojourn.conf refused: $out"
+grep -q 'no \[Rule\]' <<<"$out" || die "the shipped dist/sojourn.conf has a live rule"
+for f in dist/examples/*.conf; do
+	grep -q '^\[Rule\]' "$f" || continue	# a systemd drop-in
+	"$SOJOURN" daemon --config "$f" --check || die "$f refused"
+done
 sed -n '/^\.SH EXAMPLE/,/^\.fi/p' dist/sojourn.conf.5 | sed '1,2d;$d' >"$WORK/man.conf"
 "$SOJOURN" daemon --config "$WORK/man.conf" --check || die "the example in sojourn.conf(5) is refused"
 jq -e '.plugins[-1].type == "sojourn-cni" and .plugins[-1].capabilities.bandwidth' \
@@ -146,6 +169,8 @@ while read -r w nw _ attach_only mode; do
 done <<<"$table"
 [ "$(comp sojourn attach "$DEV" hook "" | sort | tr '\n' ' ')" = "clsact tc tcx xdp " ] ||
 	die "completion of hook: $(comp sojourn attach "$DEV" hook "")"
-comp sojourn daemon -- | grep -qx -- --detach-on-exit || die "completion of daemon options"
+for o in --config --interface --state-file --detach-on-exit --check; do
+	comp sojourn daemon -- | grep -qx -- "$o" || die "completion of daemon lacks $o"
+done
 
 echo "PASS: unit verified, man pages cover $(wc -w <<<"$cmds") commands, completion, install"
