@@ -6,10 +6,16 @@
 # "ISP"); the client cannot touch it, but it can police what arrives just
 # below the ISP's rate, so the ISP's queue never builds:
 #   fifo      the ISP alone: 4 cubic downloads bloat its FIFO (> 200 ms)
-#   tc        sojourn ingress rate 19mbit on the client's interface, tcx
+#   tc        sojourn ingress rate at 92 % of what the FIFO run delivered,
+#             on the client's interface, tcx
 #   xdp       the same through XDP (libxdp), native on a veth
 # Each sojourn run: bulk RTT rise (server's srtt, median) under 15 ms and
-# goodput at least 85% of 20 Mbit.
+# goodput at least 85 % of the FIFO run's.
+# The rate is set from the measured link, as an operator sets it (sqm's
+# advice: 85-95 % of what the line carries), not from HTB's nominal 20
+# Mbit: HTB on a busy 2-core machine delivered 18.6 Mbit/s of frames once,
+# below a fixed 19mbit, and then the ISP's FIFO, not sojourn, was the
+# bottleneck (a 570 ms rise, 0 overlimit drops).
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
 
@@ -31,18 +37,23 @@ row "idle RTT (ms)" "$idle" "" info
 export REVERSE=1 OMIT=2
 run_load fifo "$SECS" 5201:4 || die "iperf3 failed (fifo)"
 check "ISP FIFO alone: RTT rise median (ms)" "$(fsub "$(rtt_median fifo)" "$idle")" '>' 200
-row "ISP FIFO alone: goodput (Mbit/s)" "$(goodput fifo)" "" info
+gp_fifo=$(goodput fifo)
+row "ISP FIFO alone: goodput (Mbit/s)" "$gp_fifo" "" info
+# frames on the wire per payload byte: 1514 / 1448 (MSS with timestamps)
+rate_kbit=$(awk -v g="$gp_fifo" 'BEGIN{printf "%d", g * 1514 / 1448 * 0.92 * 1000}')
+check "sojourn's rate: 92 % of the link's frames (kbit/s)" "$rate_kbit" '>' 10000
 
 for hook in tc xdp; do
-	sj attach "$DEV_C" ingress rate 19mbit hook $hook -n "$NS_C" ||
+	sj attach "$DEV_C" ingress rate "${rate_kbit}kbit" hook $hook -n "$NS_C" ||
 		die "attach ingress hook $hook"
 	shown=$(sj show "$DEV_C" -j -n "$NS_C" | jq -r '.[0].hook')
 	row "hook $hook: show says" "$shown" "" info
 	run_load "$hook" "$SECS" 5201:4 || die "iperf3 failed ($hook)"
 	stats=$(sj show "$DEV_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
 	check "hook $hook: RTT rise median (ms)" "$(fsub "$(rtt_median "$hook")" "$idle")" '<' 15
-	check "hook $hook: goodput % of 20 Mbit" \
-		"$(awk -v g="$(goodput "$hook")" 'BEGIN{printf "%.1f", g / 20 * 100}')" '>=' 85
+	check "hook $hook: goodput % of the FIFO's" \
+		"$(awk -v g="$(goodput "$hook")" -v f="$gp_fifo" \
+			'BEGIN{printf "%.1f", g / f * 100}')" '>=' 85
 	check "hook $hook: CoDel signals (marks + drops)" \
 		"$(jq '.ecn_mark + .drops' <<<"$stats")" '>' 0
 	# what the program saw, for a failure to be read from the log (one CI
