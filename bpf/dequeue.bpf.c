@@ -83,9 +83,13 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb, __u32 txq)
  * queue went empty since its last packet left if that packet left before
  * this one entered: the kernel's law forgets its state then.  A signal
  * still undelivered after an interval expires here too, so that a flow
- * that went quiet resumes with a law that runs again.
+ * that went quiet resumes with a law that runs again.  A signal the law
+ * asks for goes only when the queue's pace allows (codel.h: the flows of
+ * one FIFO together are signalled as often as the kernel's one codel
+ * would signal it); else the law asks again at the flow's next packet.
  */
 static __always_inline void sj_flow_law(struct sj_flow *flow,
+					struct codel_pace *pace,
 					const struct codel_params *params,
 					__u64 interval_ns, __u64 now,
 					__u64 prev_left, __u64 stamp,
@@ -106,10 +110,15 @@ static __always_inline void sj_flow_law(struct sj_flow *flow,
 		codel_watch(v, params, CODEL_NS(now), sojourn, backlog);
 		return;
 	}
-	if (codel_dequeue(v, params, CODEL_NS(now), sojourn, backlog)) {
-		WRITE_ONCE(flow->signal_at, now);
-		st->signals++;
+	if (!codel_due(v, params, CODEL_NS(now), sojourn, backlog))
+		return;
+	if (pace && !codel_pace_grant(pace, params, CODEL_NS(now))) {
+		st->signals_paced++;
+		return;
 	}
+	codel_signalled(v, params, CODEL_NS(now));
+	WRITE_ONCE(flow->signal_at, now);
+	st->signals++;
 }
 
 SEC("tp_btf/net_dev_start_xmit")
@@ -197,7 +206,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		if (backlog != SJ_BACKLOG_UNKNOWN && flow->backlog > backlog)
 			flow->backlog = backlog;
 	}
-	sj_flow_law(flow, &params, interval_ns, now, prev_left, stamp, sojourn,
-		    backlog, st);
+	sj_flow_law(flow, q ? &q->pace : NULL, &params, interval_ns, now,
+		    prev_left, stamp, sojourn, backlog, st);
 	return 0;
 }

@@ -124,33 +124,38 @@ static __always_inline int codel_should_signal(struct codel_vars *v,
 }
 
 /*
- * One dequeue of the managed queue.  Returns 1 when CoDel asks for a
- * congestion signal now, 0 otherwise.
+ * One dequeue of the managed queue, in two steps, so that a caller may
+ * decline a signal the law asks for without the law counting it:
+ * codel_due() says whether CoDel asks for a signal now (it records ldelay
+ * and first_above_time, and leaves the dropping state below target);
+ * codel_signalled() moves the law on once the signal is given.
  */
-static __always_inline int codel_dequeue(struct codel_vars *v,
-					 const struct codel_params *p,
-					 codel_time_t now, codel_time_t sojourn,
-					 __u32 backlog)
+static __always_inline int codel_due(struct codel_vars *v,
+				     const struct codel_params *p,
+				     codel_time_t now, codel_time_t sojourn,
+				     __u32 backlog)
 {
-	int above = codel_should_signal(v, p, now, sojourn, backlog);
+	if (!codel_should_signal(v, p, now, sojourn, backlog)) {
+		v->dropping = 0;
+		return 0;
+	}
+	/* entering the dropping state signals at once */
+	return !v->dropping || codel_time_after_eq(now, v->drop_next);
+}
+
+static __always_inline void codel_signalled(struct codel_vars *v,
+					    const struct codel_params *p,
+					    codel_time_t now)
+{
 	__u32 delta;
 
 	if (v->dropping) {
-		if (!above) {
-			v->dropping = 0;
-			return 0;
-		}
-		if (!codel_time_after_eq(now, v->drop_next))
-			return 0;
 		v->count++;	/* wrap is harmless: no division uses it */
 		codel_newton_step(v);
 		v->drop_next = codel_control_law(v->drop_next, p->interval,
 						 v->rec_inv_sqrt);
-		return 1;
+		return;
 	}
-	if (!above)
-		return 0;
-
 	v->dropping = 1;
 	/* Re-entering soon after the last episode: the rate that controlled
 	 * the queue then is a good start now. */
@@ -165,6 +170,71 @@ static __always_inline int codel_dequeue(struct codel_vars *v,
 	}
 	v->lastcount = v->count;
 	v->drop_next = codel_control_law(now, p->interval, v->rec_inv_sqrt);
+}
+
+/*
+ * One dequeue of the managed queue.  Returns 1 when CoDel asks for a
+ * congestion signal now (and counts it), 0 otherwise.
+ */
+static __always_inline int codel_dequeue(struct codel_vars *v,
+					 const struct codel_params *p,
+					 codel_time_t now, codel_time_t sojourn,
+					 __u32 backlog)
+{
+	if (!codel_due(v, p, now, sojourn, backlog))
+		return 0;
+	codel_signalled(v, p, now);
+	return 1;
+}
+
+/*
+ * The pace of one queue's signals, shared by the laws of its flows.
+ * sojourn runs a law per flow so that packets of an idle class or flow
+ * never reset the law of a congested one (fq_codel and codel run one per
+ * leaf).  But where one FIFO holds several flows, their sojourns rise and
+ * fall together, every flow's law enters its dropping state at once, and
+ * N flows would be signalled N times as often as the kernel's one codel
+ * signals that FIFO: measured on a tun device with 4 cubic flows, goodput
+ * fell to 75-91 % of the FIFO's, and to 65.6 % in the 6.1 TCG guest.  The
+ * pace lets a queue give signals no faster than one law in its dropping
+ * state would: a flow whose law is due takes the signal only when the
+ * queue's pace is due too, else it asks again at its next packet, its law
+ * unmoved.  So the signals go to the congested flows in the order their
+ * packets leave, as the kernel's single law gives them to whatever packet
+ * leaves, at the kernel's rate for the queue.
+ * An episode of the pace ends when no flow asked for a whole interval
+ * after it was due (the flows' laws left their dropping states), and a
+ * new one starts where the last left off if it began within 16 intervals
+ * (codel's re-entry rule).
+ */
+struct codel_pace {
+	__u32 count;		/* signals given in this episode */
+	__u32 lastcount;	/* count when this episode began */
+	__u32 rec_inv_sqrt;	/* 1/sqrt(count), Q0.16 */
+	codel_time_t next;	/* the next signal may go from then on */
+};
+
+static __always_inline int codel_pace_grant(struct codel_pace *s,
+					    const struct codel_params *p,
+					    codel_time_t now)
+{
+	struct codel_vars v = {
+		.count = s->count, .lastcount = s->lastcount,
+		.rec_inv_sqrt = s->rec_inv_sqrt, .drop_next = s->next,
+	};
+
+	if (s->count && codel_time_before(now, s->next))
+		return 0;
+	/* still in the episode: asked for within an interval of its due
+	 * time; the next one is counted from now, not from when it was due,
+	 * so that a late ask never lets a burst through */
+	v.dropping = s->count &&
+		     codel_time_before(now, s->next + p->interval);
+	codel_signalled(&v, p, now);
+	s->count = v.count;
+	s->lastcount = v.lastcount;
+	s->rec_inv_sqrt = v.rec_inv_sqrt;
+	s->next = codel_control_law(now, p->interval, v.rec_inv_sqrt);
 	return 1;
 }
 

@@ -206,6 +206,8 @@ struct sj_stats {
 	/* real-queue mode: how the per-flow signals fared */
 	__u64 signals;		/* earned by a flow's law */
 	__u64 signals_expired;	/* not carried out within an interval */
+	__u64 signals_paced;	/* asked for by a flow's law while the
+				 * queue's pace was not due (codel.h) */
 	__u64 dequeue_repeats;	/* one skb seen again: GSO segments after the
 				 * first, NETDEV_TX_BUSY requeues: not measured
 				 * twice */
@@ -221,6 +223,9 @@ struct sj_stats {
 struct sj_queue {
 	struct bpf_spin_lock lock;
 	struct codel_vars vars;
+	/* real-queue mode: the pace its flows' laws share (codel.h), moved
+	 * by the queue's one dequeuer */
+	struct codel_pace pace;
 	__u32 maxpacket;	/* largest packet seen leaving */
 	/* rate mode: when the last admitted packet leaves the virtual queue
 	 * (CLOCK_MONOTONIC ns); shared by all CPUs, moved under `lock` */

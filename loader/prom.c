@@ -139,6 +139,7 @@ static __u64 get_ce(const struct prom_att *a) { return a->st.ce_mark; }
 static __u64 get_unmeasured(const struct prom_att *a) { return a->st.unmeasured; }
 static __u64 get_signals(const struct prom_att *a) { return a->st.signals; }
 static __u64 get_expired(const struct prom_att *a) { return a->st.signals_expired; }
+static __u64 get_paced(const struct prom_att *a) { return a->st.signals_paced; }
 static __u64 get_flows(const struct prom_att *a) { return a->live_flows; }
 static __u64 get_evicted(const struct prom_att *a)
 {
@@ -164,6 +165,7 @@ static const struct att_metric att_metrics[] = {
 	{ "sojourn_unmeasured_total", "counter", "Packets that left without a sojourn measurement.", get_unmeasured, false, ALL_MODES },
 	{ "sojourn_signals_total", "counter", "Signals earned by the flows' CoDel laws (real-queue mode).", get_signals, false, ALL_MODES },
 	{ "sojourn_signals_expired_total", "counter", "Signals not carried out within an interval.", get_expired, false, ALL_MODES },
+	{ "sojourn_signals_paced_total", "counter", "Signals a flow's law asked for before its queue's pace was due (real-queue mode).", get_paced, false, ALL_MODES },
 	{ "sojourn_noflow_packets_total", "counter", "Packets measured that were counted to no flow.", get_noflow, false, ALL_MODES },
 	{ "sojourn_flows", "gauge", "Live entries in the flow table.", get_flows, false, ALL_MODES },
 	{ "sojourn_flows_evicted_total", "counter", "Flows evicted from the flow table (created minus live).", get_evicted, false, ALL_MODES },

@@ -157,6 +157,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_text("\n ");
 	out_u64("signals", " signals %llu", st.signals);
 	out_u64("signals_expired", " signals_expired %llu", st.signals_expired);
+	out_u64("signals_paced", " signals_paced %llu", st.signals_paced);
 	out_u64("dequeue_repeats", " dequeue_repeats %llu", st.dequeue_repeats);
 	out_text("\n ");
 	out_u64("new_flow_count", " new_flow_count %llu", st.new_flow_count);

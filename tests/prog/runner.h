@@ -217,7 +217,8 @@ static const char *const rn_stat_names[] = {
 /* the counters after kind[] */
 static const char *const rn_tail_names[] = {
 	"new_flow_count", "sparse_steered", "unresponsive_drops",
-	"signals", "signals_expired", "dequeue_repeats",
+	"signals", "signals_expired", "signals_paced",
+	"dequeue_repeats",
 };
 _Static_assert(sizeof(rn_stat_names) / sizeof(rn_stat_names[0]) +
 	       SJ_PKT_KINDS + sizeof(rn_tail_names) / sizeof(rn_tail_names[0]) ==

@@ -486,7 +486,8 @@ static const char *const stat_names[] = {
 /* the counters after kind[] */
 static const char *const tail_names[] = {
 	"new_flow_count", "sparse_steered", "unresponsive_drops",
-	"signals", "signals_expired", "dequeue_repeats",
+	"signals", "signals_expired", "signals_paced",
+	"dequeue_repeats",
 };
 _Static_assert(ARRAY_SIZE(stat_names) + SJ_PKT_KINDS + ARRAY_SIZE(tail_names) ==
 	       NSTAT, "a name for every counter");

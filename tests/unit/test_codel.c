@@ -1006,6 +1006,118 @@ static void case_random(void)
 	}
 }
 
+/* ===================================================================== */
+/* (l) the flows of one queue share one pace                             */
+/* ===================================================================== */
+
+/* NFLOWS flows take turns leaving one FIFO, one packet every 250 us, for
+ * ms milliseconds; flow f's packets wait soj[f] units.  Each flow has its
+ * own law, as dequeue.bpf.c runs them, with (pace != NULL) or without the
+ * queue's shared pace; a signal is carried out at once.  Returns the
+ * signals given, per flow in got[]. */
+#define NFLOWS 4
+
+static int run_flows(const uint32_t *soj, uint32_t ms, struct codel_pace *pace,
+		     int *got)
+{
+	struct codel_vars v[NFLOWS];
+	struct codel_params p;
+	struct pair x;
+	int n = 0;
+
+	pair_init(&x);
+	p = x.p;
+	memset(v, 0, sizeof(v));
+	for (uint32_t k = 0; k < ms * 4; k++) {
+		uint32_t now = 0x00400000u + (uint32_t)(((uint64_t)k * 250000u) >> 10);
+		int f = k % NFLOWS;
+
+		if (!codel_due(&v[f], &p, now, soj[f], BIG_BACKLOG))
+			continue;
+		if (pace && !codel_pace_grant(pace, &p, now))
+			continue;
+		codel_signalled(&v[f], &p, now);
+		got[f]++;
+		n++;
+	}
+	return n;
+}
+
+/* one law over the same packets: the kernel's codel on that FIFO */
+static int run_one_law(const uint32_t *soj, uint32_t ms)
+{
+	struct codel_vars v;
+	struct codel_params p;
+	struct pair x;
+	int n = 0;
+
+	pair_init(&x);
+	p = x.p;
+	memset(&v, 0, sizeof(v));
+	for (uint32_t k = 0; k < ms * 4; k++) {
+		uint32_t now = 0x00400000u + (uint32_t)(((uint64_t)k * 250000u) >> 10);
+
+		/* only the bulk flows' packets: a flow below target is a
+		 * class of its own, with a law of its own */
+		if (codel_time_before(soj[k % NFLOWS], TARGET_UNITS))
+			continue;
+		n += codel_dequeue(&v, &p, now, soj[k % NFLOWS], BIG_BACKLOG);
+	}
+	return n;
+}
+
+static void case_pace(void)
+{
+	const uint32_t fifo[NFLOWS] = { SOJ20, SOJ20, SOJ20, SOJ20 };
+	/* flow 3 stands for a priority class: 0.1 ms */
+	const uint32_t classes[NFLOWS] = { SOJ20, SOJ20, SOJ20, 97 };
+	int free_got[NFLOWS] = { 0 }, got[NFLOWS] = { 0 }, got2[NFLOWS] = { 0 };
+	struct codel_pace pace = { 0 }, pace2 = { 0 };
+	int n_free = run_flows(fifo, 5000, NULL, free_got);
+	int n_one = run_one_law(fifo, 5000);
+	int n = run_flows(fifo, 5000, &pace, got);
+
+	printf("    4 flows, 5 s at 20 ms: one law %d signals, per-flow laws "
+	       "alone %d (%.1fx), with the pace %d (%.2fx)\n", n_one, n_free,
+	       (double)n_free / n_one, n, (double)n / n_one);
+	/* what the pace mends: four laws in step signal four times as often */
+	EXPECT(n_free >= 3 * n_one, "per-flow laws alone: %d, one law %d",
+	       n_free, n_one);
+	EXPECT(n <= n_one + 1 && 10 * n >= 9 * n_one,
+	       "with the pace %d signals, one law %d", n, n_one);
+	for (int f = 0; f < NFLOWS; f++)
+		EXPECT(got[f] * 100 >= n * 15, "flow %d took %d of %d", f,
+		       got[f], n);
+
+	/* a class below target asks for nothing and takes nothing, and the
+	 * bulk flows still get one law's signals */
+	n = run_flows(classes, 5000, &pace2, got2);
+	n_one = run_one_law(classes, 5000);
+	printf("    3 bulk flows beside a 0.1 ms class: one law %d, with the "
+	       "pace %d, the class took %d\n", n_one, n, got2[3]);
+	EXPECT(got2[3] == 0, "the priority class took %d signals", got2[3]);
+	EXPECT(n <= n_one + 1 && 10 * n >= 9 * n_one,
+	       "with the pace %d signals, one law %d", n, n_one);
+
+	/* a new episode after a long quiet spell starts at count 1 */
+	{
+		struct codel_params p;
+		struct pair x;
+		uint32_t t;
+
+		pair_init(&x);
+		p = x.p;
+		t = pace.next + 20 * I_UNITS;
+		EXPECT(codel_pace_grant(&pace, &p, t) == 1 && pace.count == 1,
+		       "after 20 quiet intervals: count %u", pace.count);
+		EXPECT(codel_pace_grant(&pace, &p, t + 1) == 0,
+		       "a second ask at once was granted");
+		EXPECT(codel_pace_grant(&pace, &p, t + I_UNITS) == 1 &&
+		       pace.count == 2, "one interval later: count %u",
+		       pace.count);
+	}
+}
+
 int main(void)
 {
 	run_case("a_steady_overload", case_a);
@@ -1023,5 +1135,6 @@ int main(void)
 	run_case("i_fixed_point_bit_exact", case_fixed_point);
 	run_case("j_target_edge", case_target_edge);
 	run_case("k_random_traces", case_random);
+	run_case("l_flows_share_the_pace", case_pace);
 	return n_fail ? 1 : 0;
 }
