@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "sojourn.h"
+#include "fair.h"
 
 /* A load or store the compiler must make exactly once, as written: for
  * words other CPUs change at the same time without a lock */
@@ -115,13 +116,11 @@ static __always_inline int sj_signal_expired(__u64 at, __u64 now,
 }
 
 /* Takes len bytes off a flow's backlog, never below zero, without a lock:
- * enqueues add to it on other CPUs at the same time. */
+ * enqueues add to it on other CPUs at the same time (fair.h says how, and
+ * what the verifier allows). */
 static __always_inline void sj_fair_forget(struct sj_flow *flow, __u32 len)
 {
-	__u64 old = __sync_fetch_and_sub(&flow->backlog, len);
-
-	if (old < len)	/* went below zero: give back what was not there */
-		__sync_fetch_and_add(&flow->backlog, len - old);
+	sj_fair_backlog_sub(&flow->backlog, len);
 }
 
 #endif /* SOJOURN_MAPS_BPF_H */

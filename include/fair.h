@@ -99,4 +99,34 @@ static __always_inline __u32 sj_fair_p_step(__u32 p, int heavy)
 	return p - (p >> SJ_FAIR_P_SHIFT) - (p && p < (1U << SJ_FAIR_P_SHIFT));
 }
 
+/*
+ * Takes len bytes off a flow's backlog, never below zero, while enqueues
+ * on other CPUs add to it: a compare-and-swap of the result, retried when
+ * another CPU moved the count in between.  A fetch-and-sub followed by a
+ * repair (what this replaced) let other CPUs read ~2^64 in between.
+ * The verifier wants a bound it can see, so SJ_FAIR_FORGET_TRIES tries,
+ * then the decrement is lost: a count that stays too high is what every
+ * lost dequeue already leaves, and it is mended by the staleness rule and
+ * by the qdisc's own backlog (dequeue.bpf.c).  BPF programs may
+ * compare-and-swap a 64-bit map value since 5.12 (BPF_ATOMIC with
+ * BPF_CMPXCHG, clang -mcpu=v3); sojourn needs 5.18 anyway.
+ * Returns 1 when the bytes were taken away, 0 when they were lost.
+ */
+#define SJ_FAIR_FORGET_TRIES	4
+
+static __always_inline int sj_fair_backlog_sub(__u64 *backlog, __u32 len)
+{
+	__u64 old = *(volatile __u64 *)backlog, seen;
+	int i;
+
+	for (i = 0; i < SJ_FAIR_FORGET_TRIES; i++) {
+		seen = __sync_val_compare_and_swap(backlog, old,
+						   old > len ? old - len : 0);
+		if (seen == old)
+			return 1;
+		old = seen;
+	}
+	return 0;
+}
+
 #endif /* SOJOURN_FAIR_H */

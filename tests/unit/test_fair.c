@@ -2,9 +2,11 @@
 /*
  * The fairness arithmetic of include/fair.h: the packet-weighted mean lands
  * on the fair share, a heavy flow stands out, the drop probability of an
- * unresponsive flow settles it at the mean, and the sparse test tells a
- * 20 Hz probe from a bulk flow.
+ * unresponsive flow settles it at the mean, a flow's backlog never goes
+ * below zero, and the sparse test tells a 20 Hz probe from a bulk flow.
  */
+#define _GNU_SOURCE	/* pthread_tryjoin_np */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/types.h>
@@ -91,6 +93,77 @@ static void test_dropper_settles(void)
 	CHECK(n > 0, "no steps judged");
 }
 
+/* Backlog never below zero, and exact above it */
+static void test_backlog_sub(void)
+{
+	__u64 b = 3000;
+
+	CHECK(sj_fair_backlog_sub(&b, 1000) && b == 2000, "3000 - 1000 = %llu", b);
+	CHECK(sj_fair_backlog_sub(&b, 5000) && b == 0, "2000 - 5000 = %llu", b);
+	CHECK(sj_fair_backlog_sub(&b, 1500) && b == 0, "0 - 1500 = %llu", b);
+}
+
+/*
+ * Two CPUs at once: one adds (enqueues), one takes away more than was
+ * added (dequeues and lost events), a third reads as egress does.  The
+ * count must never be seen below zero, i.e. near 2^64 (the fetch-and-sub
+ * and repair this replaced was, between its two steps).
+ */
+static __u64 shared_backlog;
+static volatile int racing;
+
+static void *race_add(void *arg)
+{
+	long i;
+
+	(void)arg;
+	for (i = 0; i < 2000000 && racing; i++)
+		__sync_fetch_and_add(&shared_backlog, 1000);
+	return NULL;
+}
+
+static void *race_sub(void *arg)
+{
+	long i;
+
+	(void)arg;
+	for (i = 0; i < 2000000 && racing; i++)
+		sj_fair_backlog_sub(&shared_backlog, 1500);
+	return NULL;
+}
+
+static void test_backlog_sub_racing(void)
+{
+	pthread_t adder, taker;
+	__u64 seen, worst = 0;
+
+	racing = 1;
+	if (pthread_create(&adder, NULL, race_add, NULL) ||
+	    pthread_create(&taker, NULL, race_sub, NULL)) {
+		CHECK(0, "pthread_create");
+		return;
+	}
+	while (racing) {
+		seen = *(volatile __u64 *)&shared_backlog;
+		if (seen > worst)
+			worst = seen;
+		/* 2M adds of 1000 is the most it can honestly hold */
+		if (seen > 2000000ULL * 1000)
+			break;
+		if (pthread_tryjoin_np(adder, NULL) == 0) {
+			racing = 0;
+			pthread_join(taker, NULL);
+			break;
+		}
+	}
+	if (racing) {
+		racing = 0;
+		pthread_join(adder, NULL);
+		pthread_join(taker, NULL);
+	}
+	CHECK(worst <= 2000000ULL * 1000, "backlog seen at %llu", worst);
+}
+
 static void test_stale(void)
 {
 	/* last enqueue 20 ms ago, queue delay 10 ms, target 5 ms: stale */
@@ -126,6 +199,8 @@ int main(void)
 	test_dropper_settles();
 	test_stale();
 	test_sparse_by_rate();
+	test_backlog_sub();
+	test_backlog_sub_racing();
 	printf("%s test_fair\n", fails ? "FAIL" : "PASS");
 	return fails ? 1 : 0;
 }
