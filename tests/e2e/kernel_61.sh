@@ -51,14 +51,12 @@ done
 # TCG's timers jitter (the bench's delay line is late by 10 ms at p99):
 # the core's tests allow a bulk RTT rise of 25 ms there instead of 15
 export RISE_MAX=25
-# Goodput is recorded, not judged, in the guest.  With CoDel per flow
-# the flows of one FIFO run their laws in step and signal more often than
-# one law; on the host that costs nothing (codel_ecn and codel_drop keep
-# 90 % and measure ~100 %), but the CPU-bound TCG guest, whose FIFO run
-# reaches only ~17 of 20 Mbit, measured 65.6 % (ECN) and 77 % (drops) in
-# one run each while the machine was also compiling.  README's limits say
-# so; the RTT rise, marks and drops are still judged here.
-export GOODPUT_MIN=info
+# Goodput in the guest is judged at 80 % of the FIFO's, not 90: the TCG
+# guest is CPU-bound and its FIFO run's own rate varies from run to run.
+# Before the queue's shared pace (codel.h) the flows' laws signalled a
+# FIFO N times as often as one law and the guest measured 65.6 % (ECN)
+# and 77 % (drops); with it, 100.8 % (ECN).
+export GOODPUT_MIN=80
 echo "uname \$(uname -r)" >/tmp/out/facts
 for t in $VM_TESTS; do
 	n=\$(basename "\$t" .sh)
@@ -93,5 +91,7 @@ for t in $VM_TESTS; do
 		tail -30 "$out/$n.log" 2>/dev/null | sed 's/^/    | /'
 	fi
 	is "$n on $KVER (${secs:-?}s)" "${rc:-none}" 0
+	# what the guest recorded without judging, for the log
+	grep -E 'goodput % of FIFO' "$out/$n.log" 2>/dev/null | sed "s/^/    $n: /"
 done
 finish kernel_61
