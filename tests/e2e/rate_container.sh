@@ -68,7 +68,7 @@ measure none 5	# line rate: a short look is enough, and it takes both CPUs
 row "none: download / upload (Mbit/s)" "$GP_none_down / $GP_none_up" "" info
 
 cni_on || die "cannot set up TBF + IFB"
-measure cni
+measure cni 8	# printed beside sojourn's, not judged: a shorter look
 cni_off
 row "cni TBF: goodput down / up (Mbit/s)" "$GP_cni_down / $GP_cni_up" "" info
 row "cni TBF: RTT rise down / up (ms)" "$RISE_cni_down / $RISE_cni_up" "" info
