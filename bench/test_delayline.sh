@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # The bench's delay line (bench/delayline.c), installed as build/test_delayline:
-#  - ICMP through it takes the set delay: median RTT within 1 ms of 2 x 20 ms;
-#  - a per-port rule gives that port's UDP flow its own delay (2 x 50 ms)
-#    while ICMP keeps the default;
+#  - ICMP through it takes the set delay: median RTT within 2 ms of 2 x 20
+#    ms (each way's frame may leave up to 1 ms late, the bar below);
+#  - a per-port rule gives that port's UDP flow its own delay (2 x 50 ms,
+#    within 2 ms) while ICMP keeps the default;
 #  - with 4 TCP flows at a 20 and a 100 Mbit/s HTB bottleneck on the
 #    router, the delay line loses nothing and its median frame leaves
 #    less than 1 ms late.  The goodput is printed, not judged: what a
@@ -41,9 +42,9 @@ icmp99=$(pctl 99 <"$WORK/icmp")
 udp50=$(jq '.stats.rtt.median / 1e6' "$WORK/irtt.json")
 echo "idle: ICMP p50 $icmp50 ms p99 $icmp99 ms, UDP to port 5399 p50 $udp50 ms"
 check "ICMP RTT median (ms), set 40" "$icmp50" '>=' 40
-check "ICMP RTT median (ms), set 40" "$icmp50" '<=' 41
+check "ICMP RTT median (ms), set 40" "$icmp50" '<=' 42
 check "port 5399 UDP RTT median (ms), set 100" "$udp50" '>=' 100
-check "port 5399 UDP RTT median (ms), set 100" "$udp50" '<=' 101
+check "port 5399 UDP RTT median (ms), set 100" "$udp50" '<=' 102
 
 # goodput N: 4 cubic flows through the delay line at an N Mbit/s HTB, the
 # first 2 s (slow start over a 40 ms RTT, TCP's own ramp) left out
