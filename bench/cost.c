@@ -241,7 +241,7 @@ static void write_settings(int fd)
 		},
 		.target_ns = 5000000,
 		.interval_ns = 100000000,
-		.rate_Bps = SJ_MAX_RATE_BPS,
+		.rate_Bps = SJ_MAX_RATE_BYTES_PER_S,
 		.burst_bytes = SJ_DEFAULT_BURST_BYTES,
 		.horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL,
 	};
@@ -438,7 +438,7 @@ int main(void)
 	       "%d frames x repeat %d, median of %d rounds, IPv4/TCP, "
 	       "flows map max_entries %u; XDP ingress in rate mode at %llu "
 	       "bytes/s (nothing queues)\n\n", NFRAMES, REPEAT, ROUNDS,
-	       FLOWS_MAX, (unsigned long long)SJ_MAX_RATE_BPS);
+	       FLOWS_MAX, (unsigned long long)SJ_MAX_RATE_BYTES_PER_S);
 	print_table(res, 0, 1, base);
 	printf("\nrepeat=1, a different random flow per run, median of %d "
 	       "runs (entries mostly cold in cache; includes the kernel's "

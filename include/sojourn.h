@@ -39,8 +39,8 @@
  */
 #define SJ_DEFAULT_HORIZON_US	200000
 #define SJ_DEFAULT_BURST_BYTES	32768
-#define SJ_MIN_RATE_BPS		1000ULL			/* 8 kbit */
-#define SJ_MAX_RATE_BPS		(400ULL * 1000 * 1000 * 1000 / 8)	/* 400 gbit */
+#define SJ_MIN_RATE_BYTES_PER_S	1000ULL			/* 8 kbit */
+#define SJ_MAX_RATE_BYTES_PER_S	(400ULL * 1000 * 1000 * 1000 / 8)	/* 400 gbit */
 
 #define SJ_FLOWS_DEFAULT	65536	/* per attachment, LRU beyond */
 #define SJ_FLOWS_MIN		256	/* `flows N` bounds */

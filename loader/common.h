@@ -67,6 +67,12 @@ int sj_list_filters(__u32 ifindex, __u32 parent, struct sj_tc_filter *f, int max
 /* the device's rx and tx packet counters (IFLA_STATS64) */
 int sj_link_packets(__u32 ifindex, __u64 *rx, __u64 *tx);
 
+/* a direction's one name: pins, show, export, the daemon's log */
+static inline const char *sj_dir_name(enum sj_dir dir)
+{
+	return dir == SJ_DIR_INGRESS ? "ingress" : "egress";
+}
+
 /* pins.c: one folder per attachment under SJ_PIN_ROOT */
 struct sj_pins {
 	char dir[SJ_PATH_MAX];

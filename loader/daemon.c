@@ -45,7 +45,6 @@
 #define SJ_NS_MAX	64
 #define SJ_CHILD_TIMEOUT_MS 10000
 #define SJ_RETRY_MAX_S	60
-static const char *const dir_names[] = { "egress", "ingress" };
 
 struct ns {
 	char name[64];		/* "" for the daemon's own */
@@ -217,7 +216,7 @@ static void state_write(void)
 			if (D.devs[i].ours & (1u << dir))
 				fprintf(f, "%llu-%u-%s\n",
 					(unsigned long long)D.devs[i].cookie,
-					D.devs[i].ifindex, dir_names[dir]);
+					D.devs[i].ifindex, sj_dir_name(dir));
 	if (fclose(f) || rename(tmp, D.cfg.state_file))
 		logd(LOG_ERR, NULL, "cannot write %s: %s", D.cfg.state_file,
 		     strerror(errno));
@@ -253,7 +252,7 @@ static bool adoptable(const struct dev *d, int dir)
 	int i;
 
 	snprintf(name, sizeof(name), "%llu-%u-%s", (unsigned long long)d->cookie,
-		 d->ifindex, dir_names[dir]);
+		 d->ifindex, sj_dir_name(dir));
 	for (i = 0; i < D.nadopt; i++)
 		if (D.adopt[i] && !strcmp(D.adopt[i], name))
 			return true;
@@ -385,14 +384,14 @@ static void attach_dir(struct dev *d, const struct sj_rule *r, int dir,
 
 		d->failures++;
 		d->retry_at = time(NULL) + wait;
-		logd(LOG_ERR, d, "attach %s failed, retry in %d s", dir_names[dir], wait);
+		logd(LOG_ERR, d, "attach %s failed, retry in %d s", sj_dir_name(dir), wait);
 		return;
 	}
 	d->ours |= bit;
 	d->failures = 0;
 	D.state_dirty = true;
 	snprintf(d->applied[dir], sizeof(d->applied[dir]), "%s", text);
-	logd(LOG_INFO, d, "attached %s: %s (%s)", dir_names[dir], text, where);
+	logd(LOG_INFO, d, "attached %s: %s (%s)", sj_dir_name(dir), text, where);
 }
 
 static void detach_dir(struct dev *d, int dir, const char *why)
@@ -406,7 +405,7 @@ static void detach_dir(struct dev *d, int dir, const char *why)
 		d->ours &= ~(1u << dir);
 		d->applied[dir][0] = '\0';
 		D.state_dirty = true;
-		logd(LOG_INFO, d, "detached %s (%s)", dir_names[dir], why);
+		logd(LOG_INFO, d, "detached %s (%s)", sj_dir_name(dir), why);
 	}
 }
 
@@ -431,11 +430,11 @@ static void reconcile(struct dev *d)
 		if (pin && !(d->ours & bit) && adoptable(d, dir)) {
 			d->ours |= bit;
 			D.state_dirty = true;
-			logd(LOG_INFO, d, "adopted %s attachment", dir_names[dir]);
+			logd(LOG_INFO, d, "adopted %s attachment", sj_dir_name(dir));
 		}
 		if (!pin && (d->ours & bit)) {
 			logd(LOG_NOTICE, d, "%s attachment removed by someone else",
-			     dir_names[dir]);
+			     sj_dir_name(dir));
 			d->ours &= ~bit;
 			d->applied[dir][0] = '\0';
 			D.state_dirty = true;
@@ -443,7 +442,7 @@ static void reconcile(struct dev *d)
 		if (pin && !(d->ours & bit)) {
 			if (want && !(d->told & bit))
 				logd(LOG_NOTICE, d, "%s attached by hand: left alone",
-				     dir_names[dir]);
+				     sj_dir_name(dir));
 			d->told |= bit;
 			continue;
 		}

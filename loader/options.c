@@ -49,7 +49,7 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.word = "rate",
 		.key = "Rate",
 		.type = SJ_T_RATE, FIELD(rate_Bps),
-		.min = SJ_MIN_RATE_BPS, .max = SJ_MAX_RATE_BPS,
+		.min = SJ_MIN_RATE_BYTES_PER_S, .max = SJ_MAX_RATE_BYTES_PER_S,
 		.modes = SJ_IN_RATE, .flags = SJ_OPT_SPELLED,
 		.arg = "RATE",
 		.help = "rate mode: a virtual queue drained at RATE (what ingress needs)",

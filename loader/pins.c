@@ -25,7 +25,7 @@ void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex,
 {
 	snprintf(p->dir, sizeof(p->dir), "%s/%llu-%u-%s", SJ_PIN_ROOT,
 		 (unsigned long long)cookie, ifindex,
-		 dir == SJ_DIR_INGRESS ? "ingress" : "egress");
+		 sj_dir_name(dir));
 }
 
 int sj_pin_path(char *buf, const char *dir, const char *name)

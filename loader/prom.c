@@ -84,7 +84,7 @@ static void att_labels(char *buf, size_t len, const struct prom_att *a)
 	prom_escape(dev, sizeof(dev), raw);
 	prom_escape(ns, sizeof(ns), obs_netns_label(m, raw, sizeof(raw)));
 	n = snprintf(buf, len, "device=\"%s\",netns=\"%s\",direction=\"%s\"", dev, ns,
-		     m->direction == SJ_DIR_INGRESS ? "ingress" : "egress");
+		     sj_dir_name(m->direction));
 	/* the pod on every series of its attachment: it is fixed for the
 	 * attachment's life, so it adds no series, and a query by pod
 	 * needs no join.  Named pod_*, not namespace and pod, which a

@@ -255,7 +255,3 @@ int sj_dir_arg(int argc, char **argv, enum sj_dir *dir)
 	return 0;
 }
 
-const char *sj_dir_name(enum sj_dir dir)
-{
-	return dir == SJ_DIR_INGRESS ? "ingress" : "egress";
-}

@@ -59,7 +59,6 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 __u32 sj_sparse_auto_priority(const char *root_kind);
 /* "ingress"/"egress" right after DEV; returns how many words it took */
 int sj_dir_arg(int argc, char **argv, enum sj_dir *dir);
-const char *sj_dir_name(enum sj_dir dir);
 /* "ethernet", "atm" or "ptm"; NULL for none of them */
 const char *sj_wire_link_name(__u32 link);
 /* tc's class handle, hex major:minor (e.g. 1:20), neither part 0 */

@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      : s.codel.ce_threshold != CODEL_DISABLED_THRESHOLD)
 		abort();
 	if (t.mode == SJ_MODE_RATE &&
-	    (s.rate_Bps < SJ_MIN_RATE_BPS || s.rate_Bps > SJ_MAX_RATE_BPS ||
+	    (s.rate_Bps < SJ_MIN_RATE_BYTES_PER_S || s.rate_Bps > SJ_MAX_RATE_BYTES_PER_S ||
 	     s.horizon_ns <= s.target_ns || s.burst_bytes > SJ_MAX_BURST_BYTES ||
 	     sj_vq_tx_ns(s.burst_bytes, s.rate_Bps) > s.horizon_ns))
 		abort();

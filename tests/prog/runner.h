@@ -131,7 +131,7 @@ static inline void rn_prepare(const struct runner *r, const struct setup *s)
 	__u32 zero = 0;
 
 	if (r->rate) {
-		set.rate_Bps = SJ_MAX_RATE_BPS;
+		set.rate_Bps = SJ_MAX_RATE_BYTES_PER_S;
 		set.burst_bytes = SJ_DEFAULT_BURST_BYTES;
 		set.horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL;
 		if (s->ahead_ns)

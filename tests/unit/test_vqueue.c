@@ -44,7 +44,7 @@ static void test_tx_time(void)
 	CHECK(sj_vq_tx_ns(65536, 50000000000ULL) == 1310, "%llu",
 	      sj_vq_tx_ns(65536, 50000000000ULL));
 	/* the largest burst at the lowest rate does not overflow */
-	CHECK(sj_vq_tx_ns(SJ_MAX_BURST_BYTES, SJ_MIN_RATE_BPS) ==
+	CHECK(sj_vq_tx_ns(SJ_MAX_BURST_BYTES, SJ_MIN_RATE_BYTES_PER_S) ==
 	      SJ_MAX_BURST_BYTES * 1000000ULL, "overflow");
 }
 
