@@ -145,21 +145,12 @@ static void ns_leave(const struct ns *n)
 
 /* ---- the pins and the list of ours ---- */
 
-static void pin_dir(char *buf, __u64 cookie, __u32 ifindex, int dir)
+static bool pinned(__u64 cookie, __u32 ifindex, int dir)
 {
 	struct sj_pins p;
 
 	sj_pins_for(&p, cookie, ifindex, dir);
-	snprintf(buf, SJ_PATH_MAX, "%s", p.dir);
-}
-
-static bool pinned(__u64 cookie, __u32 ifindex, int dir)
-{
-	char path[SJ_PATH_MAX];
-	struct stat st;
-
-	pin_dir(path, cookie, ifindex, dir);
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return sj_pins_exist(&p);
 }
 
 static int pin_lock(void)
@@ -179,12 +170,12 @@ static int pin_lock(void)
  * no packet matches any more: remove them, ours or not. */
 static int remove_pins(__u64 cookie, __u32 ifindex)
 {
-	char path[SJ_PATH_MAX];
+	struct sj_pins p;
 	int dir, n = 0, lock = pin_lock();
 
 	for (dir = 0; dir < 2; dir++) {
-		pin_dir(path, cookie, ifindex, dir);
-		if (access(path, F_OK) == 0 && sj_pins_remove_dir(path) == 0)
+		sj_pins_for(&p, cookie, ifindex, dir);
+		if (access(p.dir, F_OK) == 0 && sj_pins_remove_dir(p.dir) == 0)
 			n++;
 	}
 	if (lock >= 0)
