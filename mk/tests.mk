@@ -14,11 +14,8 @@ $(OUTPUT)/test_codel: tests/unit/test_codel.c | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(PROG.c) -lm $(LDLIBS) -o $@
 
-$(OUTPUT)/test_fair: tests/unit/test_fair.c | $(OUTPUT)
-	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LDLIBS) -o $@
-
-$(OUTPUT)/test_vqueue: tests/unit/test_vqueue.c | $(OUTPUT)
+# unit tests of a header alone
+$(OUTPUT)/test_fair $(OUTPUT)/test_vqueue: $(OUTPUT)/%: tests/unit/%.c | $(OUTPUT)
 	$(call msg,TEST,$@)
 	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
@@ -37,18 +34,7 @@ $(OUTPUT)/test_hist: tests/unit/test_hist.c $(OUTPUT)/loader/prom.o \
 	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
 # the packet tests include the skeletons
-$(OUTPUT)/test_pkt: tests/prog/test_pkt.c | $(OUTPUT) $(SKELS)
-	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
-
-$(OUTPUT)/test_rate: tests/prog/test_rate.c | $(OUTPUT) $(SKELS)
-	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
-
-$(OUTPUT)/test_corpus: tests/prog/test_corpus.c | $(OUTPUT) $(SKELS)
-	$(call msg,TEST,$@)
-	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
-
-$(OUTPUT)/test_property: tests/prog/test_property.c | $(OUTPUT) $(SKELS)
+PKT_TESTS := $(addprefix $(OUTPUT)/,test_pkt test_rate test_corpus test_property)
+$(PKT_TESTS): $(OUTPUT)/%: tests/prog/%.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
 	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@
