@@ -26,13 +26,22 @@
 # root's queue stands above CUT_MS (FIFO) or, with sojourn attached, above
 # its 5 ms target while its mark and drop counters have just moved (it is
 # signalling: the hardest moment; a working CoDel seldom lets the queue
-# reach CUT_MS, a CI run saw it stay below for all 5 s), or after 5 s of
+# reach CUT_MS, a CI run saw it stay below for all 5 s), or after 10-15 s of
 # waiting for that (a blackhole rule at the router for their
 # port cuts the uploads off in mid-flight, and their senders are killed);
 # within the next second 20 new TCP connections to another port and 20
-# pings, 50 ms apart, interleaved.  Needed: every connection made with no SYN retried
-# (the client's TcpExtTCPSynRetrans unchanged, no connect near the 1 s SYN
-# timeout) and no ping lost.
+# pings, 50 ms apart, interleaved.  Needed: every connection made with no
+# SYN retried (the client's TcpExtTCPSynRetrans unchanged, no connect near
+# the 1 s SYN timeout), no ping lost, and nothing dropped by sojourn after
+# the cut.
+# Every cut also waits for the root to hold less than half its limit
+# (txqueuelen packets): on this path (a 0.1 ms base RTT, a sender that
+# reaches the router at veth speed) the cubic flows fill pfifo_fast to its
+# limit in under 200 ms, alone and even with sojourn signalling, and a cut
+# at that moment tests the root's tail drop, not whether sojourn's signals
+# outlive their reason (with sojourn: 131.7 ms at the cut, the root dropped
+# 2 SYNs and 3 pings, sojourn none; the FIFO alone: 109.2 ms, 1 SYN and 1
+# ping).  The root's drops after the cut are printed beside sojourn's.
 #  1. FIFO alone (LOAD_FIFO s): the premise; the queue stood above CUT_MS
 #     when the load ended, and the new connections and pings all get
 #     through.  If the queue never stands, this kernel cannot run the row
@@ -106,10 +115,20 @@ done
 wait
 EOF
 
-# root_counts: bytes sent and bytes queued by the root qdisc of DEV_RS
+# root_counts: bytes sent, bytes queued, packets queued and packets
+# dropped by the root qdisc of DEV_RS
 root_counts() {
 	inr tc -s -j qdisc show dev "$DEV_RS" |
-		jq -r '.[] | select(.root == true) | "\(.bytes) \(.backlog)"'
+		jq -r '.[] | select(.root == true) |
+			"\(.bytes) \(.backlog) \(.qlen) \(.drops)"'
+}
+# pfifo_fast holds txqueuelen packets and drops at its tail beyond that
+ROOT_LIMIT=$(inr cat "/sys/class/net/$DEV_RS/tx_queue_len")
+# sj_drops: packets sojourn has dropped so far, for any reason (0 unattached)
+sj_drops() {
+	[ "$ATTACHED" = 1 ] || { echo 0; return; }
+	sj_stats "$DEV_RS" |
+		jq -r '(.stats.drops // 0) + (.stats.unresponsive_drops // 0)'
 }
 # signals_sent: CE marks and drops sojourn has made so far (0 unattached)
 ATTACHED=0
@@ -126,39 +145,44 @@ syn_retrans() {
 # SYN_RETRIED, CONNECT_OK, CONNECT_SLOW (connects that took >= 900 ms) and
 # PING_RCV.
 phase() {
-	local tag=$1 port=$2 secs=$3 load_pid ping_pid s1 s2 b t syn0 i sig sig0
-	inc timeout $((secs + 20)) iperf3 -c "$IP_S" -p "$port" -P 4 \
-		-t $((secs + 10)) -C cubic >"$WORK/$tag.iperf" 2>&1 &
+	local tag=$1 port=$2 secs=$3 load_pid ping_pid s1 s2 b t syn0 i sig sig0 \
+		qlen root_drops0 root_drops sj_drops0
+	inc timeout $((secs + 25)) iperf3 -c "$IP_S" -p "$port" -P 4 \
+		-t $((secs + 15)) -C cubic >"$WORK/$tag.iperf" 2>&1 &
 	load_pid=$!
 	TOPO_BG="$TOPO_BG $load_pid"
 	sleep $((secs - 2))
-	read -r s1 b <<<"$(root_counts)"
+	read -r s1 b _ <<<"$(root_counts)"
 	t=$(date +%s%N)
 	sleep 2
-	read -r s2 b <<<"$(root_counts)"
+	read -r s2 b _ <<<"$(root_counts)"
 	# bytes the root sent per ms while loaded: the link's rate
 	RATE_MBIT=$(awk -v a="$s1" -v b="$s2" -v t="$t" -v n="$(date +%s%N)" \
 		'BEGIN{printf "%.1f", (b - a) * 8 / ((n - t) / 1000)}')
-	# wait up to 5 s for the hardest moment: the queue above CUT_MS and,
-	# once sojourn is attached, its signal counters moving (it is
-	# signalling); then cut
+	# wait up to 200 samples (10-15 s) for the hardest moment: the queue
+	# above CUT_MS or, once sojourn is attached, above target while its
+	# signal counters move (it is signalling) and below half the root's
+	# limit; then cut
 	CUT_DELAY=0 CUT_SIGNALLING=no
 	syn0=$(syn_retrans)
 	sig0=$(signals_sent)
-	for i in $(seq 100); do
-		read -r s2 b <<<"$(root_counts)"
+	for i in $(seq 200); do
+		read -r s2 b qlen root_drops0 <<<"$(root_counts)"
 		CUT_DELAY=$(awk -v b="$b" -v r="$RATE_MBIT" \
 			'BEGIN{printf "%.1f", (r > 0) ? b * 8 / r / 1000 : 0}')
 		sig=$(signals_sent)
 		sig=${sig:-0}
 		if [ "$ATTACHED" = 0 ]; then
-			fcmp "$CUT_DELAY" '>' "$CUT_MS" && break
-		elif fcmp "$CUT_DELAY" '>' "$TARGET_MS" && [ "$sig" -gt "$sig0" ]; then
+			fcmp "$CUT_DELAY" '>' "$CUT_MS" &&
+				[ "$qlen" -lt $((ROOT_LIMIT / 2)) ] && break
+		elif fcmp "$CUT_DELAY" '>' "$TARGET_MS" && [ "$sig" -gt "$sig0" ] &&
+			[ "$qlen" -lt $((ROOT_LIMIT / 2)) ]; then
 			CUT_SIGNALLING=yes
 			break
 		fi
 		sig0=$sig
 	done
+	sj_drops0=$(sj_drops)
 	# a policy rule at the router (tc's drop action may not be built):
 	# the uploads' packets die before they reach the bottleneck
 	ip -n "$NS_R" rule add iif "$DEV_RC" ipproto tcp dport "$port" \
@@ -175,13 +199,20 @@ phase() {
 	wait "$ping_pid"
 	wait "$load_pid" 2>/dev/null
 	SYN_RETRIED=$(($(syn_retrans) - syn0))
+	# who dropped what after the cut: the root's own tail (its queue
+	# was full) or sojourn (a signal that outlived its reason)
+	read -r _ _ _ root_drops <<<"$(root_counts)"
+	ROOT_DROPS_AFTER=$((root_drops - root_drops0))
+	SJ_DROPS_AFTER=$(($(sj_drops) - sj_drops0))
 	CONNECT_OK=$(grep -c '^ok' "$WORK/$tag.connects")
 	CONNECT_SLOW=$(awk '$1 == "ok" && $2 >= 900' "$WORK/$tag.connects" | wc -l)
 	PING_RCV=$(sed -n 's|.*xmt/rcv/%loss = [0-9]*/\([0-9]*\)/.*|\1|p' "$WORK/$tag.ping")
 	log "$tag: rate ${RATE_MBIT} Mbit/s, queue at cut ${CUT_DELAY} ms" \
 		"(signalling: $CUT_SIGNALLING)," \
 		"SYN retried $SYN_RETRIED, connects $CONNECT_OK" \
-		"(slow $CONNECT_SLOW), pings ${PING_RCV:-0}/$N_NEW"
+		"(slow $CONNECT_SLOW), pings ${PING_RCV:-0}/$N_NEW;" \
+		"dropped after the cut: root qdisc $ROOT_DROPS_AFTER," \
+		"sojourn $SJ_DROPS_AFTER"
 }
 
 # report NAME: the phase's rows; NAME is the row prefix
@@ -205,6 +236,9 @@ report() {
 			is "$1: signalling at the cut" "$CUT_SIGNALLING" yes
 		fi
 	fi
+	[ "$ATTACHED" = 1 ] &&
+		check "$1: sojourn drops after the cut" "$SJ_DROPS_AFTER" '==' 0
+	row "$1: root qdisc drops after the cut" "$ROOT_DROPS_AFTER" "" info
 	check "$1: SYNs retried" "$SYN_RETRIED" '==' 0
 	check "$1: connections made" "$CONNECT_OK" '==' "$N_NEW"
 	check "$1: connections near SYN timeout" "$CONNECT_SLOW" '==' 0
