@@ -511,44 +511,11 @@ static void dev_gone(struct dev *d)
 	*d = D.devs[--D.ndevs];
 }
 
-struct link_info {
-	char name[IFNAMSIZ];
-	char kind[16];
-	bool parent;		/* a bus device under it: hardware */
-};
-
-static int linkinfo_attr(const struct nlattr *a, void *data)
-{
-	struct link_info *li = data;
-
-	if (mnl_attr_get_type(a) == IFLA_INFO_KIND)
-		snprintf(li->kind, sizeof(li->kind), "%s", mnl_attr_get_str(a));
-	return MNL_CB_OK;
-}
-
-static int link_attr(const struct nlattr *a, void *data)
-{
-	struct link_info *li = data;
-
-	switch (mnl_attr_get_type(a)) {
-	case IFLA_IFNAME:
-		snprintf(li->name, sizeof(li->name), "%s", mnl_attr_get_str(a));
-		break;
-	case IFLA_LINKINFO:
-		mnl_attr_parse_nested(a, linkinfo_attr, li);
-		break;
-	case IFLA_PARENT_DEV_NAME:
-		li->parent = true;
-		break;
-	}
-	return MNL_CB_OK;
-}
-
 static int link_msg(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ns *n = data;
 	struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
-	struct link_info li = {};
+	struct sj_link li;
 	struct dev *d;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
@@ -561,20 +528,20 @@ static int link_msg(const struct nlmsghdr *nlh, void *data)
 			remove_pins(n->cookie, ifm->ifi_index);
 		return MNL_CB_OK;
 	}
-	mnl_attr_parse(nlh, sizeof(*ifm), link_attr, &li);
-	if (ifm->ifi_flags & IFF_LOOPBACK)
+	sj_link_parse(nlh, &li);
+	if (li.flags & IFF_LOOPBACK)
 		return MNL_CB_OK;	/* nothing queues there */
-	d = dev_find(n->cookie, ifm->ifi_index, true);
+	d = dev_find(n->cookie, li.ifindex, true);
 	if (!d)
 		return MNL_CB_ERROR;
-	if (!li.kind[0] && li.parent)
+	if (!li.kind[0] && li.hardware)
 		snprintf(li.kind, sizeof(li.kind), "physical");
 	if (strcmp(d->name, li.name) || strcmp(d->kind, li.kind) ||
-	    d->up != !!(ifm->ifi_flags & IFF_UP))
+	    d->up != !!(li.flags & IFF_UP))
 		d->dirty = true;
 	snprintf(d->name, sizeof(d->name), "%s", li.name);
 	snprintf(d->kind, sizeof(d->kind), "%s", li.kind);
-	d->up = ifm->ifi_flags & IFF_UP;
+	d->up = li.flags & IFF_UP;
 	d->seen = true;
 	return MNL_CB_OK;
 }
