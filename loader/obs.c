@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Reading what the data path measured, for hist, top and export:
+ * Reading what the data path measured, for show, hist, top and export:
  * which attachments, their counters, histograms and flow tables.  Only
  * the pins are read, so it works from any namespace.  The flow filter is
  * flowspec.c's, the printing of histograms histprint.c's.
@@ -54,6 +54,20 @@ out:
 	return err;
 }
 
+bool obs_filter_match(const struct obs_filter *f, const struct sj_meta *meta)
+{
+	if (f->by_netns && meta->netns_cookie != f->cookie)
+		return false;
+	if (f->ifindex && meta->ifindex != f->ifindex)
+		return false;
+	if (f->dev && !f->ifindex &&
+	    strncmp(meta->ifname, f->dev, sizeof(meta->ifname)))
+		return false;
+	if (f->dir >= 0 && meta->direction != (__u32)f->dir)
+		return false;
+	return true;
+}
+
 struct list_arg {
 	const struct obs_filter *f;
 	struct obs_att *v;
@@ -67,16 +81,7 @@ static int list_one(const char *dir, void *arg)
 	struct sj_meta meta;
 	struct obs_att *v;
 
-	if (sj_meta_read(dir, &meta))
-		return 0;
-	if (f->by_netns && meta.netns_cookie != f->cookie)
-		return 0;
-	if (f->ifindex && meta.ifindex != f->ifindex)
-		return 0;
-	if (f->dev && !f->ifindex &&
-	    strncmp(meta.ifname, f->dev, sizeof(meta.ifname)))
-		return 0;
-	if (f->dir >= 0 && meta.direction != (__u32)f->dir)
+	if (sj_meta_read(dir, &meta) || !obs_filter_match(f, &meta))
 		return 0;
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 8;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What hist, top and export share: which attachments to read,
+ * What show, hist, top and export share: which attachments to read,
  * reading their counters, histograms and flow tables from the pins (obs.c),
  * naming flows (flowkey.c), the flow filter (flowspec.c), splitting a
  * device's histogram into live flows, evicted flows and packets without a
@@ -58,6 +58,8 @@ struct obs_att {
 /* -n NETNS and DEV into a filter; the caller stays in its namespace (the
  * pins are the same from everywhere) unless stay is set. */
 int obs_filter_init(struct obs_filter *f, const char *dev, bool stay);
+/* the attachment is one the filter takes */
+bool obs_filter_match(const struct obs_filter *f, const struct sj_meta *meta);
 /* every matching attachment; *out is malloc'ed */
 int obs_list(const struct obs_filter *f, struct obs_att **out, int *n);
 
