@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include "sojourn.h"
+#include "link.h"
 
 #define SJ_PATH_MAX 256
 
@@ -24,17 +25,9 @@ int sj_check_all(void);
 int sj_netns_enter(const char *name);	/* NULL or "": stay */
 int sj_netns_cookie(__u64 *cookie);
 
-/* nl.c: rtnetlink queries in the current network namespace */
-struct sj_link {
-	char name[16];
-	__u32 ifindex;
-	__u32 mtu;
-	__u32 num_tx_queues;
-	__u32 hard_header_len;	/* Ethernet: 14 */
-	char kind[16];		/* "veth", "bridge", ...; "" for a NIC */
-};
+/* nl.c: rtnetlink queries in the current network namespace; a link's
+ * facts are read by link.c (link.h), which the CNI plugin shares */
 int sj_link_get(const char *name, struct sj_link *link);	/* says why */
-int sj_link_lookup(const char *name, struct sj_link *link);	/* -errno */
 /* kind of the root qdisc ("noqueue", "htb", "mq", ...) */
 int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len);
 /* the qdiscs of a device's egress side: root first as the kernel lists

@@ -1,132 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rtnetlink queries through libmnl: a link's facts, its root qdisc, its
- * whole qdisc tree, the filters under a tc hook. */
+/* rtnetlink queries through libmnl: a link's facts with the reason it
+ * cannot be had (link.c reads them), its root qdisc, its whole qdisc tree,
+ * the filters under a tc hook, its packet counters. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <libmnl/libmnl.h>
-#include <linux/if.h>
-#include <linux/if_arp.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/pkt_cls.h>
 #include "common.h"
-
-/* at least MNL_SOCKET_BUFFER_SIZE, which is not a constant */
-#define SJ_NL_BUF 16384
-
-struct nl_req {
-	char buf[SJ_NL_BUF];
-	struct nlmsghdr *nlh;
-};
-
-/* Sends the request and feeds every answer to cb until the kernel is done. */
-static int nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
-{
-	char buf[SJ_NL_BUF];
-	struct mnl_socket *nl;
-	unsigned int seq, portid;
-	int ret;
-
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl)
-		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(nl);
-	nlh->nlmsg_seq = seq = time(NULL);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	do {
-		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (ret <= 0) {
-			ret = ret < 0 ? -errno : -EIO;
-			break;
-		}
-		ret = mnl_cb_run(buf, ret, seq, portid, cb, data);
-	} while (ret > 0);
-	if (ret < 0 && errno)
-		ret = -errno;
-out:
-	mnl_socket_close(nl);
-	return ret;
-}
-
-static int linkinfo_attr(const struct nlattr *attr, void *data)
-{
-	struct sj_link *link = data;
-
-	if (mnl_attr_get_type(attr) == IFLA_INFO_KIND)
-		snprintf(link->kind, sizeof(link->kind), "%s",
-			 mnl_attr_get_str(attr));
-	return MNL_CB_OK;
-}
-
-static int link_attr(const struct nlattr *attr, void *data)
-{
-	struct sj_link *link = data;
-
-	switch (mnl_attr_get_type(attr)) {
-	case IFLA_LINKINFO:
-		mnl_attr_parse_nested(attr, linkinfo_attr, link);
-		break;
-	case IFLA_IFNAME:
-		snprintf(link->name, sizeof(link->name), "%s",
-			 mnl_attr_get_str(attr));
-		break;
-	case IFLA_MTU:
-		link->mtu = mnl_attr_get_u32(attr);
-		break;
-	case IFLA_NUM_TX_QUEUES:
-		link->num_tx_queues = mnl_attr_get_u32(attr);
-		break;
-	}
-	return MNL_CB_OK;
-}
-
-static int link_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
-	struct sj_link *link = data;
-
-	link->ifindex = ifm->ifi_index;
-	link->hard_header_len = ifm->ifi_type == ARPHRD_ETHER ? 14 : 0;
-	mnl_attr_parse(nlh, sizeof(*ifm), link_attr, link);
-	return MNL_CB_OK;
-}
-
-int sj_link_lookup(const char *name, struct sj_link *link)
-{
-	struct nl_req r;
-	struct ifinfomsg *ifm;
-	int ret;
-
-	memset(link, 0, sizeof(*link));
-	if (!name || !*name || strlen(name) >= IFNAMSIZ)
-		return -EINVAL;
-	r.nlh = mnl_nlmsg_put_header(r.buf);
-	r.nlh->nlmsg_type = RTM_GETLINK;
-	r.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(r.nlh, IFLA_IFNAME, name);
-	ret = nl_talk(r.nlh, link_cb, link);
-	if (ret >= 0 && !link->ifindex)
-		ret = -ENODEV;
-	if (ret < 0)
-		return ret;
-	if (!link->num_tx_queues)
-		link->num_tx_queues = 1;
-	return 0;
-}
 
 int sj_link_get(const char *name, struct sj_link *link)
 {
@@ -202,7 +88,7 @@ bool sj_has_clsact(__u32 ifindex)
 	struct tc_walk w = { .ifindex = ifindex, .parent = TC_H_CLSACT };
 	struct nl_req r;
 
-	nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), count_at_parent_cb, &w);
+	sj_nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), count_at_parent_cb, &w);
 	return w.count > 0;
 }
 
@@ -213,7 +99,7 @@ int sj_root_qdisc_kind(__u32 ifindex, char *kind, size_t len)
 	int ret;
 
 	kind[0] = '\0';
-	ret = nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), root_qdisc_cb, &w);
+	ret = sj_nl_talk(tc_dump_req(&r, RTM_GETQDISC, ifindex, 0), root_qdisc_cb, &w);
 	if (ret < 0)
 		return sj_err("cannot list qdiscs: %s", strerror(-ret));
 	return 0;
@@ -225,7 +111,7 @@ int sj_count_filters(__u32 ifindex, __u32 parent)
 	struct nl_req r;
 	int ret;
 
-	ret = nl_talk(tc_dump_req(&r, RTM_GETTFILTER, ifindex, parent),
+	ret = sj_nl_talk(tc_dump_req(&r, RTM_GETTFILTER, ifindex, parent),
 		      count_at_parent_cb, &w);
 	if (ret < 0)
 		return ret;
@@ -291,7 +177,7 @@ int sj_qdisc_tree_get(__u32 ifindex, struct sj_qdisc_tree *tree)
 	memset(tree, 0, sizeof(*tree));
 	nlh = tc_dump_req(&r, RTM_GETQDISC, ifindex, 0);
 	mnl_attr_put(nlh, TCA_DUMP_INVISIBLE, 0, NULL);
-	ret = nl_talk(nlh, tree_cb, &w);
+	ret = sj_nl_talk(nlh, tree_cb, &w);
 	if (w.err)
 		ret = w.err;
 	if (ret < 0) {
@@ -380,7 +266,7 @@ int sj_list_filters(__u32 ifindex, __u32 parent, struct sj_tc_filter *f, int max
 	struct nl_req r;
 	int ret;
 
-	ret = nl_talk(tc_dump_req(&r, RTM_GETTFILTER, ifindex, parent),
+	ret = sj_nl_talk(tc_dump_req(&r, RTM_GETTFILTER, ifindex, parent),
 		      filter_cb, &w);
 	return ret < 0 ? ret : w.n;
 }
@@ -413,7 +299,7 @@ int sj_link_packets(__u32 ifindex, __u64 *rx, __u64 *tx)
 	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = ifindex;
-	ret = nl_talk(r.nlh, stats64_cb, &st);
+	ret = sj_nl_talk(r.nlh, stats64_cb, &st);
 	if (ret < 0)
 		return ret;
 	*rx = st.rx_packets;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Reading what the data path measured, for hist, top and export.  Only
- * the pins are read, so it works from any namespace.
+ * Reading what the data path measured, for show, hist, top and export:
+ * which attachments, their counters, histograms and flow tables.  Only
+ * the pins are read, so it works from any namespace.  The flow filter is
+ * flowspec.c's, the printing of histograms histprint.c's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,11 +13,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "obs.h"
-#include "output.h"
 #include "units.h"
 
 int obs_filter_init(struct obs_filter *f, const char *dev, bool stay)
@@ -54,6 +54,20 @@ out:
 	return err;
 }
 
+bool obs_filter_match(const struct obs_filter *f, const struct sj_meta *meta)
+{
+	if (f->by_netns && meta->netns_cookie != f->cookie)
+		return false;
+	if (f->ifindex && meta->ifindex != f->ifindex)
+		return false;
+	if (f->dev && !f->ifindex &&
+	    strncmp(meta->ifname, f->dev, sizeof(meta->ifname)))
+		return false;
+	if (f->dir >= 0 && meta->direction != (__u32)f->dir)
+		return false;
+	return true;
+}
+
 struct list_arg {
 	const struct obs_filter *f;
 	struct obs_att *v;
@@ -67,16 +81,7 @@ static int list_one(const char *dir, void *arg)
 	struct sj_meta meta;
 	struct obs_att *v;
 
-	if (sj_meta_read(dir, &meta))
-		return 0;
-	if (f->by_netns && meta.netns_cookie != f->cookie)
-		return 0;
-	if (f->ifindex && meta.ifindex != f->ifindex)
-		return 0;
-	if (f->dev && !f->ifindex &&
-	    strncmp(meta.ifname, f->dev, sizeof(meta.ifname)))
-		return 0;
-	if (f->dir >= 0 && meta.direction != (__u32)f->dir)
+	if (sj_meta_read(dir, &meta) || !obs_filter_match(f, &meta))
 		return 0;
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 8;
@@ -282,109 +287,6 @@ out:
 	return 0;
 }
 
-static int parse_addr(const char *s, __u32 *a, __u8 *family)
-{
-	memset(a, 0, 16);
-	if (inet_pton(AF_INET, s, a) == 1) {
-		*family = 4;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, a) == 1) {
-		*family = 6;
-		return 0;
-	}
-	return sj_err("bad address \"%s\" in flow filter", s);
-}
-
-static int parse_port(const char *s, __u16 *port)
-{
-	__u32 v;
-
-	if (sj_parse_u32(s, &v) || v > 65535)
-		return sj_err("bad port \"%s\" in flow filter", s);
-	*port = htons(v);
-	return 0;
-}
-
-static int parse_proto(const char *s, __u8 *proto)
-{
-	static const struct { const char *name; __u8 nr; } names[] = {
-		{ "tcp", 6 }, { "udp", 17 }, { "icmp", 1 }, { "icmpv6", 58 },
-		{ "ipv6-icmp", 58 },
-	};
-	size_t i;
-	__u32 v;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].name)) {
-			*proto = names[i].nr;
-			return 0;
-		}
-	if (sj_parse_u32(s, &v) || v > 255)
-		return sj_err("bad protocol \"%s\" in flow filter (tcp, udp, icmp, icmpv6 or 0..255)", s);
-	*proto = v;
-	return 0;
-}
-
-int obs_flowspec_parse(int argc, char **argv, struct obs_flowspec *s)
-{
-	int i;
-
-	if (argc > 0 && !strcmp(argv[0], "all")) {
-		s->have = 0;
-		return 1;	/* every flow */
-	}
-	for (i = 0; i + 1 < argc; i += 2) {
-		const char *w = argv[i], *v = argv[i + 1];
-		int err;
-
-		if (!strcmp(w, "src")) {
-			err = parse_addr(v, s->src, &s->family_src);
-			s->have |= OBS_FS_SRC;
-		} else if (!strcmp(w, "dst")) {
-			err = parse_addr(v, s->dst, &s->family_dst);
-			s->have |= OBS_FS_DST;
-		} else if (!strcmp(w, "sport")) {
-			err = parse_port(v, &s->sport);
-			s->have |= OBS_FS_SPORT;
-		} else if (!strcmp(w, "dport")) {
-			err = parse_port(v, &s->dport);
-			s->have |= OBS_FS_DPORT;
-		} else if (!strcmp(w, "proto") || !strcmp(w, "ip_proto")) {
-			err = parse_proto(v, &s->proto);
-			s->have |= OBS_FS_PROTO;
-		} else {
-			break;
-		}
-		if (err)
-			return -1;
-	}
-	if (i < argc && (!strcmp(argv[i], "src") || !strcmp(argv[i], "dst") ||
-			 !strcmp(argv[i], "sport") || !strcmp(argv[i], "dport") ||
-			 !strcmp(argv[i], "proto")))
-		return sj_err("flow filter: \"%s\" needs a value", argv[i]);
-	if (!s->have)
-		return sj_err("--flow needs all, or at least one of src ADDR, dst ADDR, sport PORT, dport PORT, proto PROTO");
-	return i;
-}
-
-bool obs_flowspec_match(const struct obs_flowspec *s, const struct sj_flow_key *k)
-{
-	if ((s->have & OBS_FS_SRC) &&
-	    (k->family != s->family_src || memcmp(k->saddr, s->src, 16)))
-		return false;
-	if ((s->have & OBS_FS_DST) &&
-	    (k->family != s->family_dst || memcmp(k->daddr, s->dst, 16)))
-		return false;
-	if ((s->have & OBS_FS_SPORT) && k->sport != s->sport)
-		return false;
-	if ((s->have & OBS_FS_DPORT) && k->dport != s->dport)
-		return false;
-	if ((s->have & OBS_FS_PROTO) && k->proto != s->proto)
-		return false;
-	return true;
-}
-
 /*
  * LRU eviction tells BPF nothing, so the evicted aggregate is what is
  * left: device minus live flows minus packets without a flow.  Read the
@@ -418,112 +320,6 @@ void obs_split(const struct sj_dev_hist *dev, const struct obs_flow *flows,
 	if (out->all.sum_ns > out->flows.sum_ns + out->noflow.sum_ns)
 		out->evicted.sum_ns = out->all.sum_ns - out->flows.sum_ns -
 				      out->noflow.sum_ns;
-}
-
-const char *obs_quantile_str(const struct sj_hist *h, unsigned permille,
-			     char *buf, size_t len)
-{
-	int b = sj_hist_quantile(h, permille);
-	char t[SJ_UNITS_BUFSZ];
-
-	if (b < 0)
-		snprintf(buf, len, "-");
-	else if (b == SJ_HIST_LAST)
-		snprintf(buf, len, ">%s",
-			 sj_format_time(sj_hist_bound_us(b - 1) * 1000, t, sizeof(t)));
-	else
-		snprintf(buf, len, "%s",
-			 sj_format_time(sj_hist_bound_us(b) * 1000, t, sizeof(t)));
-	return buf;
-}
-
-static void print_stars(__u64 val, __u64 max, int width)
-{
-	int stars = max ? (int)(val * width / max) : 0, i;
-
-	for (i = 0; i < width; i++)
-		putchar(i < stars ? '*' : ' ');
-}
-
-static const struct { const char *key; unsigned permille; } quantiles[] = {
-	{ "p50_us", 500 }, { "p90_us", 900 }, { "p99_us", 990 }, { "max_us", 1000 },
-};
-
-static void hist_json(const char *key, const struct sj_hist *h)
-{
-	size_t q;
-	int b;
-
-	out_open_object(key);
-	out_u64("count", "", sj_hist_total(h));
-	out_u64("sum_ns", "", h->sum_ns);
-	/* the bound of the bucket holding it: an upper limit; null when
-	 * empty or beyond the last bound */
-	for (q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
-		b = sj_hist_quantile(h, quantiles[q].permille);
-		if (b < 0 || b == SJ_HIST_LAST)
-			out_null(quantiles[q].key);
-		else
-			out_u64(quantiles[q].key, "", sj_hist_bound_us(b));
-	}
-	out_open_array("buckets");
-	for (b = 0; b < SJ_HIST_BUCKETS; b++) {
-		out_open_object(NULL);
-		if (b == SJ_HIST_LAST)
-			out_null("le_us");	/* +Inf */
-		else
-			out_u64("le_us", "", sj_hist_bound_us(b));
-		out_u64("count", "", h->count[b]);
-		out_close_object();
-	}
-	out_close_array();
-	out_close_object();
-}
-
-/*
- * bcc's layout.  Row "a -> b" holds a < usecs <= b: the bounds are
- * Prometheus's (le, inclusive), not bcc's [2^k, 2^(k+1) - 1].
- */
-void obs_hist_print(const char *key, const struct sj_hist *h)
-{
-	char p[4][SJ_UNITS_BUFSZ + 1];
-	__u64 max = 0;
-	int b, last = -1;
-
-	if (out_is_json()) {
-		hist_json(key, h);
-		return;
-	}
-	for (b = 0; b < SJ_HIST_BUCKETS; b++) {
-		if (h->count[b])
-			last = b;
-		if (h->count[b] > max)
-			max = h->count[b];
-	}
-	if (last < 0) {
-		printf("     (no packets measured)\n");
-		return;
-	}
-	printf("%5s%-19s : count    distribution\n", "", "usecs");
-	for (b = 0; b <= last; b++) {
-		__u64 lo = b ? sj_hist_bound_us(b - 1) : 0;
-
-		if (b == SJ_HIST_LAST)
-			printf("%10llu -> %-10s : %-8llu |", (unsigned long long)lo,
-			       "inf", (unsigned long long)h->count[b]);
-		else
-			printf("%10llu -> %-10llu : %-8llu |", (unsigned long long)lo,
-			       (unsigned long long)sj_hist_bound_us(b),
-			       (unsigned long long)h->count[b]);
-		print_stars(h->count[b], max, 40);
-		printf("|\n");
-	}
-	printf("     count %llu  p50 %s  p90 %s  p99 %s  max %s  (a -> b: a < usecs <= b)\n",
-	       (unsigned long long)sj_hist_total(h),
-	       obs_quantile_str(h, 500, p[0], sizeof(p[0])),
-	       obs_quantile_str(h, 900, p[1], sizeof(p[1])),
-	       obs_quantile_str(h, 990, p[2], sizeof(p[2])),
-	       obs_quantile_str(h, 1000, p[3], sizeof(p[3])));
 }
 
 __u64 obs_now_ns(void)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What hist, top and export share: which attachments to read, reading
- * their histograms and flow tables from the pins, naming flows, and
- * splitting a device's histogram into live flows, evicted flows and
- * packets without a flow.
+ * What show, hist, top and export share: which attachments to read,
+ * reading their counters, histograms and flow tables from the pins (obs.c),
+ * naming flows (flowkey.c), the flow filter (flowspec.c), splitting a
+ * device's histogram into live flows, evicted flows and packets without a
+ * flow (obs.c), and printing histograms (histprint.c).
  */
 #ifndef SJ_OBS_H
 #define SJ_OBS_H
@@ -57,6 +58,8 @@ struct obs_att {
 /* -n NETNS and DEV into a filter; the caller stays in its namespace (the
  * pins are the same from everywhere) unless stay is set. */
 int obs_filter_init(struct obs_filter *f, const char *dev, bool stay);
+/* the attachment is one the filter takes */
+bool obs_filter_match(const struct obs_filter *f, const struct sj_meta *meta);
 /* every matching attachment; *out is malloc'ed */
 int obs_list(const struct obs_filter *f, struct obs_att **out, int *n);
 
@@ -83,7 +86,8 @@ void obs_addr(const struct sj_flow_key *k, bool src, char *buf, size_t len);
 void obs_flow_name(const struct sj_flow_key *k, char *buf, size_t len);
 const char *obs_netns_label(const struct sj_meta *m, char *buf, size_t len);
 
-/* tc style: src ADDR dst ADDR sport N dport N proto NAME|N, or "all" */
+/* flowspec.c, tc style: src ADDR dst ADDR sport N dport N proto NAME|N,
+ * or "all" */
 struct obs_flowspec {
 	unsigned have;		/* OBS_FS_* */
 	__u8 family_src, family_dst, proto;
@@ -107,12 +111,16 @@ struct obs_split {
 void obs_split(const struct sj_dev_hist *dev, const struct obs_flow *flows,
 	       size_t n, struct obs_split *out);
 
-/* bcc's `usecs : count distribution` in text, buckets with bounds in JSON
- * (through output.h), with p50/p90/p99/max */
+/* histprint.c: bcc's `usecs : count distribution` in text, buckets with
+ * bounds in JSON (through output.h), with p50/p90/p99/max */
 void obs_hist_print(const char *key, const struct sj_hist *h);
 /* "512us", "1.05s", ">16.8s": the bound of the bucket holding permille */
 const char *obs_quantile_str(const struct sj_hist *h, unsigned permille,
 			     char *buf, size_t len);
+/* that bound in microseconds as the JSON field key; null when empty or
+ * beyond the last bound */
+void obs_quantile_json(const char *key, const struct sj_hist *h,
+		       unsigned permille);
 /* -i: a bare number is seconds (as top's), or a tc time ("500ms") */
 int obs_parse_seconds(const char *s, __u64 *ns);
 /* CLOCK_MONOTONIC now, the clock of first_seen_ns / last_seen_ns */

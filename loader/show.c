@@ -2,15 +2,13 @@
 /*
  * show: settings of each attachment, and with -s its counters under
  * fq_codel's and codel's names.  Reads only the pins, so it works from any
- * namespace and for devices that are gone.
+ * namespace and for devices that are gone; through obs.c, as hist, top
+ * and export read them.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "common.h"
 #include "obs.h"
 #include "output.h"
@@ -19,47 +17,11 @@
 
 bool sj_show_stats;
 
-struct show_filter {
-	bool by_netns;
-	__u64 cookie;
-	__u32 ifindex;		/* 0: any */
-	const char *dev;	/* for a device that is gone */
+/* the attachments to show, and how many were */
+struct show_arg {
+	struct obs_filter f;
 	int shown;
 };
-
-static int open_pin(const char *dir, const char *name)
-{
-	char path[SJ_PATH_MAX];
-
-	if (sj_pin_path(path, dir, name))
-		return -1;
-	return bpf_obj_get(path);
-}
-
-static int read_stats(const char *dir, struct sj_stats *sum)
-{
-	int ncpu = libbpf_num_possible_cpus(), fd, i;
-	struct sj_stats *per;
-	__u32 zero = 0;
-	size_t k;
-
-	memset(sum, 0, sizeof(*sum));
-	if (ncpu <= 0 || (fd = open_pin(dir, "stats")) < 0)
-		return -1;
-	per = calloc(ncpu, sizeof(*per));
-	if (!per || bpf_map_lookup_elem(fd, &zero, per)) {
-		free(per);
-		close(fd);
-		return -1;
-	}
-	/* every field is a __u64 counter: add them up as such */
-	for (i = 0; i < ncpu; i++)
-		for (k = 0; k < sizeof(*sum) / sizeof(__u64); k++)
-			((__u64 *)sum)[k] += ((__u64 *)&per[i])[k];
-	free(per);
-	close(fd);
-	return 0;
-}
 
 /* The flow table: how many flows, and of their CoDel laws how many are in
  * the dropping state and the highest count among those */
@@ -71,7 +33,7 @@ struct flow_census {
 static void count_flows(const char *dir, struct flow_census *c)
 {
 	struct sj_flow_key key, next;
-	int fd = open_pin(dir, "flows");
+	int fd = obs_open_pin(dir, "flows");
 	struct sj_flow v;
 	void *prev = NULL;
 
@@ -115,9 +77,9 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	__u32 i, maxpacket = 0;
 	int fd;
 
-	read_stats(dir, &st);
+	obs_read_stats(dir, &st);
 	count_flows(dir, &fc);
-	fd = open_pin(dir, "queues");
+	fd = obs_open_pin(dir, "queues");
 	if (fd >= 0)
 		bpf_map_lookup_elem_flags(fd, &(__u32){0}, &first, BPF_F_LOCK);
 	for (i = 0; fd >= 0 && i < meta->num_txq; i++)
@@ -245,7 +207,7 @@ static void show_law(const struct sj_settings *set)
 
 static int show_one(const char *dir, void *arg)
 {
-	struct show_filter *f = arg;
+	struct show_arg *sa = arg;
 	struct sj_settings set = {};
 	struct sj_ahead ahead;
 	struct sj_stats st;
@@ -253,20 +215,14 @@ static int show_one(const char *dir, void *arg)
 	__u32 zero = 0;
 	int fd;
 
-	if (sj_meta_read(dir, &meta))
+	if (sj_meta_read(dir, &meta) || !obs_filter_match(&sa->f, &meta))
 		return 0;
-	if (f->by_netns && meta.netns_cookie != f->cookie)
-		return 0;
-	if (f->ifindex && meta.ifindex != f->ifindex)
-		return 0;
-	if (f->dev && !f->ifindex && strncmp(meta.ifname, f->dev, sizeof(meta.ifname)))
-		return 0;
-	fd = open_pin(dir, "settings");
+	fd = obs_open_pin(dir, "settings");
 	if (fd >= 0) {
 		bpf_map_lookup_elem_flags(fd, &zero, &set, BPF_F_LOCK);
 		close(fd);
 	}
-	f->shown++;
+	sa->shown++;
 
 	out_open_object(NULL);
 	out_str("dev", "%s", meta.ifname);
@@ -305,7 +261,7 @@ static int show_one(const char *dir, void *arg)
 	sj_ahead_show(&meta, &ahead);
 	if (sj_show_stats) {
 		show_stats(dir, &meta);
-		read_stats(dir, &st);
+		obs_read_stats(dir, &st);
 		sj_ahead_show_skipped(&meta, &ahead, &st);
 	}
 	out_text("\n");
@@ -315,28 +271,19 @@ static int show_one(const char *dir, void *arg)
 
 int cmd_show(int argc, char **argv)
 {
-	struct show_filter f = {};
+	struct show_arg sa = {};
 	struct sj_link link;
 
 	if (argc > 1)
 		return sj_err("usage: sojourn show [DEV] [-s] [-j] [-n NETNS]");
-	if (sj_check_privileges() || sj_check_bpffs())
+	/* in the pins' own order, which obs_list's sorting would change */
+	if (obs_filter_init(&sa.f, argc ? argv[0] : NULL, true))
 		return -1;
-	if (sj_netns_name || argc == 1) {
-		if (sj_netns_enter(sj_netns_name) || sj_netns_cookie(&f.cookie))
-			return -1;
-		f.by_netns = true;
-	}
-	if (argc == 1) {
-		f.dev = argv[0];
-		if (sj_link_lookup(argv[0], &link) == 0)
-			f.ifindex = link.ifindex;
-	}
 	out_open_array(NULL);
-	sj_pins_foreach(show_one, &f);
+	sj_pins_foreach(show_one, &sa);
 	out_close_array();
-	if (f.dev && !f.shown && !f.ifindex)	/* not even pins by that name */
-		return sj_link_get(f.dev, &link);
+	if (sa.f.dev && !sa.shown && !sa.f.ifindex)	/* not even pins by that name */
+		return sj_link_get(sa.f.dev, &link);
 	out_flush();
 	return 0;
 }

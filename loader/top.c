@@ -216,16 +216,6 @@ static void print_text(const struct row *rows, size_t n, size_t max,
 	fflush(stdout);
 }
 
-static void json_q(const char *key, const struct sj_hist *h, unsigned pm)
-{
-	int b = sj_hist_quantile(h, pm);
-
-	if (b < 0 || b == SJ_HIST_LAST)
-		out_null(key);
-	else
-		out_u64(key, "", sj_hist_bound_us(b));
-}
-
 static void print_json(const struct row *rows, size_t n, size_t max,
 		       __u64 interval_ns)
 {
@@ -256,9 +246,9 @@ static void print_json(const struct row *rows, size_t n, size_t max,
 		out_str("dst", "", a);
 		out_u64("dport", "", ntohs(k->dport));
 		out_u64("measured", "", sj_hist_total(&r->h));
-		json_q("p50_us", &r->h, 500);
-		json_q("p99_us", &r->h, 990);
-		json_q("max_us", &r->h, 1000);
+		obs_quantile_json("p50_us", &r->h, 500);
+		obs_quantile_json("p99_us", &r->h, 990);
+		obs_quantile_json("max_us", &r->h, 1000);
 		out_u64("packets", "", r->packets);
 		out_u64("bytes", "", r->bytes);
 		out_u64("drops", "", r->drops);

@@ -2,7 +2,9 @@
 # after Debian's bridge and host-local plugins (containernetworking-plugins).
 DEB_PKGS += containernetworking-plugins
 CNI_SRCS := $(wildcard cni/*.c)
-CNI_OBJS := $(patsubst cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS))
+# and of the loader's objects link.o alone, which reads links over
+# netlink with nothing but libmnl: the plugin stays small
+CNI_OBJS := $(patsubst cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS)) $(OUTPUT)/loader/link.o
 CNI_BIN  := $(OUTPUT)/sojourn-cni
 # it writes its result in JSON and configures links over netlink
 CNI_LIBS := -ljson-c -lmnl

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A link's facts from rtnetlink: the one parser of RTM_NEWLINK (its
+ * ifinfomsg and the IFLA attributes sojourn reads), the exchange of a
+ * request and its answers, and the query of one device by name.  The
+ * loader's queries (nl.c), the daemon's link watch and the CNI plugin's
+ * host veth all read links through here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_arp.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include "link.h"
+
+int sj_nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[SJ_NL_BUF];
+	struct mnl_socket *nl;
+	unsigned int seq, portid;
+	int ret;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	nlh->nlmsg_seq = seq = time(NULL);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	do {
+		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (ret <= 0) {
+			ret = ret < 0 ? -errno : -EIO;
+			break;
+		}
+		ret = mnl_cb_run(buf, ret, seq, portid, cb, data);
+	} while (ret > 0);
+	if (ret < 0 && errno)
+		ret = -errno;
+out:
+	mnl_socket_close(nl);
+	return ret;
+}
+
+/* mnl_attr_parse's callback: each attribute into its slot of a table;
+ * types beyond what these headers know are left out */
+struct attr_table {
+	const struct nlattr **tb;
+	unsigned int max;
+};
+
+static int attr_slot(const struct nlattr *attr, void *data)
+{
+	const struct attr_table *t = data;
+
+	if (mnl_attr_type_valid(attr, t->max) > 0)
+		t->tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+void sj_link_parse(const struct nlmsghdr *nlh, struct sj_link *link)
+{
+	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[IFLA_MAX + 1] = {};
+	const struct nlattr *info[IFLA_INFO_MAX + 1] = {};
+	struct attr_table t = { tb, IFLA_MAX }, ti = { info, IFLA_INFO_MAX };
+
+	memset(link, 0, sizeof(*link));
+	link->ifindex = ifm->ifi_index;
+	link->flags = ifm->ifi_flags;
+	link->hard_header_len = ifm->ifi_type == ARPHRD_ETHER ? 14 : 0;
+	mnl_attr_parse(nlh, sizeof(*ifm), attr_slot, &t);
+	if (tb[IFLA_IFNAME])
+		snprintf(link->name, sizeof(link->name), "%s",
+			 mnl_attr_get_str(tb[IFLA_IFNAME]));
+	if (tb[IFLA_MTU])
+		link->mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_NUM_TX_QUEUES])
+		link->num_tx_queues = mnl_attr_get_u32(tb[IFLA_NUM_TX_QUEUES]);
+	if (tb[IFLA_LINK])
+		link->peer = mnl_attr_get_u32(tb[IFLA_LINK]);
+	link->hardware = tb[IFLA_PARENT_DEV_NAME] != NULL;
+	if (tb[IFLA_LINKINFO])
+		mnl_attr_parse_nested(tb[IFLA_LINKINFO], attr_slot, &ti);
+	if (info[IFLA_INFO_KIND])
+		snprintf(link->kind, sizeof(link->kind), "%s",
+			 mnl_attr_get_str(info[IFLA_INFO_KIND]));
+}
+
+static int lookup_cb(const struct nlmsghdr *nlh, void *data)
+{
+	sj_link_parse(nlh, data);
+	return MNL_CB_OK;
+}
+
+int sj_link_lookup(const char *name, struct sj_link *link)
+{
+	struct nl_req r;
+	struct ifinfomsg *ifm;
+	int ret;
+
+	memset(link, 0, sizeof(*link));
+	if (!name || !*name || strlen(name) >= SJ_IFNAMSIZ)
+		return -EINVAL;
+	r.nlh = mnl_nlmsg_put_header(r.buf);
+	r.nlh->nlmsg_type = RTM_GETLINK;
+	r.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(r.nlh, IFLA_IFNAME, name);
+	ret = sj_nl_talk(r.nlh, lookup_cb, link);
+	if (ret >= 0 && !link->ifindex)
+		ret = -ENODEV;
+	if (ret < 0)
+		return ret;
+	if (!link->num_tx_queues)
+		link->num_tx_queues = 1;
+	return 0;
+}

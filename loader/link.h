@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* link.c: a link as rtnetlink describes it (RTM_NEWLINK), read in one
+ * place for the loader's queries, the daemon's link watch and the CNI
+ * plugin, which links this object alone of the loader's: libmnl only. */
+#ifndef SJ_LINK_H
+#define SJ_LINK_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* IFNAMSIZ, without <linux/if.h> or <net/if.h>: the two clash when both
+ * are read, and this header's readers include one or the other */
+#define SJ_IFNAMSIZ 16
+
+struct sj_link {
+	char name[SJ_IFNAMSIZ];
+	__u32 ifindex;
+	__u32 flags;		/* IFF_UP, IFF_LOOPBACK, ... */
+	__u32 mtu;
+	__u32 num_tx_queues;	/* 0 when the kernel did not say */
+	__u32 hard_header_len;	/* Ethernet: 14 */
+	__u32 peer;		/* IFLA_LINK: a veth's peer's ifindex, in the
+				 * peer's namespace; 0: none */
+	bool hardware;		/* a bus device under it (IFLA_PARENT_DEV_NAME) */
+	char kind[16];		/* "veth", "bridge", ...; "" for a NIC */
+};
+
+struct nlmsghdr;
+
+/* one RTM_NEWLINK message into *link (cleared first) */
+void sj_link_parse(const struct nlmsghdr *nlh, struct sj_link *link);
+
+/* at least MNL_SOCKET_BUFFER_SIZE, which is not a constant */
+#define SJ_NL_BUF 16384
+
+struct nl_req {
+	char buf[SJ_NL_BUF];
+	struct nlmsghdr *nlh;
+};
+
+/* Sends the request on a socket of its own in the current namespace and
+ * feeds every answer to cb until the kernel is done; >= 0, or -errno. */
+int sj_nl_talk(struct nlmsghdr *nlh,
+	       int (*cb)(const struct nlmsghdr *nlh, void *data), void *data);
+
+/* the device of that name in the current namespace; -EINVAL for a bad
+ * name, -ENODEV for none, -errno.  num_tx_queues is at least 1. */
+int sj_link_lookup(const char *name, struct sj_link *link);
+
+#endif
