@@ -368,11 +368,17 @@ int sj_settings_write(const struct sj_link *link, int fd,
 /* The settings map of an attachment, open, and its current value. */
 int sj_settings_open(const struct sj_pins *pins, struct sj_settings *set)
 {
-	char path[SJ_PATH_MAX];
+	char path[SJ_PATH_MAX], why[128];
 	__u32 zero = 0;
 	int fd;
 
-	if (sj_pin_path(path, pins->dir, "settings") || (fd = bpf_obj_get(path)) < 0)
+	sj_pin_path(path, pins->dir, "settings");	/* for the message */
+	fd = sj_pin_open_map(pins->dir, "settings", why, sizeof(why));
+	if (fd < 0 && errno == EPROTO) {
+		sj_pins_foreign(pins->dir, why, false);
+		return -1;
+	}
+	if (fd < 0)
 		return sj_err("cannot open %s: %s", path, strerror(errno));
 	if (bpf_map_lookup_elem_flags(fd, &zero, set, BPF_F_LOCK)) {
 		sj_err("cannot read %s: %s", path, strerror(errno));
@@ -391,6 +397,7 @@ int cmd_change(int argc, char **argv)
 	struct sj_meta meta;
 	enum sj_dir dir;
 	__u64 cookie;
+	char why[128];
 	int fd, err, n;
 
 	if (argc < 1)
@@ -398,6 +405,12 @@ int cmd_change(int argc, char **argv)
 	n = 1 + sj_dir_arg(argc - 1, argv + 1, &dir);
 	if (sj_resolve(argv[0], dir, &link, &cookie, &pins) || sj_pins_lock())
 		return -1;
+	/* another version's settings are not ours to rewrite */
+	if (sj_pins_exist(&pins) &&
+	    sj_pins_layout(pins.dir, why, sizeof(why)) == -EPROTO) {
+		sj_pins_foreign(pins.dir, why, false);
+		return -1;
+	}
 	if (!sj_pins_exist(&pins) || sj_meta_read(pins.dir, &meta))
 		return sj_err("%s %s is not attached; use 'sojourn attach %s%s ...'",
 			      link.name, sj_dir_name(dir), link.name,

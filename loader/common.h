@@ -81,6 +81,18 @@ int sj_pins_remove_dir(const char *dir);
 int sj_pins_retire(const char *dir, char *tmp, size_t len);
 /* calls fn for every attachment folder; stops when fn returns non-zero */
 int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg);
+/* A pinned map of the folder, open, if it has this build's layout (pins.c
+ * checks type, key and value size of the maps the command reads against
+ * include/sojourn.h); -1 with errno EPROTO, and what differs in why (may
+ * be NULL), when another version of sojourn made it */
+int sj_pin_open_map(const char *dir, const char *name, char *why, size_t len);
+/* every map the command reads in the folder has this build's layout;
+ * -EPROTO, with what differs in why, when one does not */
+int sj_pins_layout(const char *dir, char *why, size_t len);
+/* the one line about a folder of another layout: an error, or (skipped)
+ * what a command that walks all attachments says before going on */
+void sj_pins_foreign(const char *dir, const char *why, bool skipped);
+/* -EPROTO when the meta is of another layout */
 int sj_meta_read(const char *dir, struct sj_meta *meta);
 /* the folder of DEV in the namespace with this cookie, by ifindex or, for
  * a device that is gone, by the name it had */

@@ -6,10 +6,68 @@
  * they are still ours.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <bpf/bpf.h>
+#include <linux/pkt_sched.h>
 #include "common.h"
+
+#define FOREIGN_FILTERS_MAX 64
+
+/*
+ * Another version's meta is not read (pins.c): what holds its program on
+ * the device is asked of the kernel instead.  A tcx link goes with the
+ * pins.  A clsact filter or an XDP program is taken off only where it runs
+ * the very program pinned in the folder, on the device the folder is named
+ * for (<netns cookie>-<ifindex>-<direction>), from that device's namespace.
+ */
+static int detach_foreign(const char *final, const char *dir)
+{
+	const char *base = strrchr(final, '/');
+	struct sj_tc_filter f[FOREIGN_FILTERS_MAX];
+	unsigned long long cookie;
+	struct sj_meta m = {};
+	char path[SJ_PATH_MAX], way[16];
+	unsigned int ifindex;
+	__u32 id, parent;
+	__u64 here;
+	int fd, n, i, err = 0;
+
+	if (!base || sscanf(base + 1, "%llu-%u-%15s", &cookie, &ifindex, way) != 3 ||
+	    sj_netns_cookie(&here) || here != cookie)
+		return 0;	/* elsewhere: the pins are all we can take */
+	m.netns_cookie = cookie;
+	m.ifindex = ifindex;
+	m.direction = strcmp(way, "ingress") ? SJ_DIR_EGRESS : SJ_DIR_INGRESS;
+	if (!if_indextoname(ifindex, m.ifname))
+		return 0;	/* the device is gone, and all it had */
+	if (!sj_pin_path(path, dir, "prog_xdp") && (fd = bpf_obj_get(path)) >= 0) {
+		m.prog_id = sj_prog_id(fd);
+		close(fd);
+		if (m.prog_id && (err = sj_xdp_detach(&m)))
+			return err;
+	}
+	if (sj_pin_path(path, dir, "prog_egress") || (fd = bpf_obj_get(path)) < 0)
+		return 0;
+	id = sj_prog_id(fd);
+	parent = TC_H_MAKE(TC_H_CLSACT, m.direction == SJ_DIR_INGRESS ?
+			   TC_H_MIN_INGRESS : TC_H_MIN_EGRESS);
+	n = sj_list_filters(ifindex, parent, f, FOREIGN_FILTERS_MAX);
+	for (i = 0; id && i < n && i < FOREIGN_FILTERS_MAX; i++) {
+		if (f[i].prog_id != id)
+			continue;
+		m.hook = SJ_HOOK_CLSACT;
+		m.tc_handle = f[i].handle;
+		m.tc_priority = f[i].prio;
+		/* whether it made the clsact qdisc is in the meta: left */
+		err = sj_hook_detach_clsact(&m, fd);
+		break;
+	}
+	close(fd);
+	return err;
+}
 
 int sj_detach_dir(const char *final)
 {
@@ -25,7 +83,11 @@ int sj_detach_dir(const char *final)
 	if (err)
 		return sj_err("cannot rename %s: %s", final, strerror(-err));
 
-	if (sj_meta_read(dir, &meta) == 0 && meta.hook == SJ_HOOK_XDP) {
+	if (sj_meta_read(dir, &meta) == -EPROTO) {
+		err = detach_foreign(final, dir);
+		if (err)
+			return err;
+	} else if (sj_meta_read(dir, &meta) == 0 && meta.hook == SJ_HOOK_XDP) {
 		err = sj_xdp_detach(&meta);
 		if (err)
 			return err;

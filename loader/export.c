@@ -173,10 +173,12 @@ static char *render(const struct export_ctx *c, size_t *len)
 	struct prom_att *p = NULL;
 	struct obs_att *atts;
 	char *buf = NULL;
-	int n, i, got = 0;
+	int n, i, got = 0, foreign;
 	FILE *f;
 
-	if (obs_list(&c->filter, &atts, &n))
+	/* another version's attachments: one line each on stderr (once),
+	 * and their number in the exposition, so a dashboard sees them */
+	if (obs_list(&c->filter, &atts, &n, &foreign))
 		return NULL;
 	if (n) {
 		p = calloc(n, sizeof(*p));
@@ -191,6 +193,7 @@ static char *render(const struct export_ctx *c, size_t *len)
 	if (!f)
 		goto out;
 	prom_render(f, p, got);
+	prom_render_foreign(f, foreign);
 	if (fclose(f)) {
 		free(buf);
 		buf = NULL;

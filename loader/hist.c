@@ -101,7 +101,7 @@ int cmd_hist(int argc, char **argv)
 	struct obs_flowspec spec = {}, *specp = NULL;
 	struct obs_filter f;
 	struct obs_att *atts;
-	int i, n, err = 0, k;
+	int i, n, err = 0, k, foreign;
 	const char *dev = NULL;
 	int dir = -1;
 
@@ -127,10 +127,12 @@ int cmd_hist(int argc, char **argv)
 	if (obs_filter_init(&f, dev, true))
 		return -1;
 	f.dir = dir;
-	if (obs_list(&f, &atts, &n))
+	if (obs_list(&f, &atts, &n, &foreign))
 		return -1;
 	if (!n) {
 		free(atts);
+		if (foreign)	/* said in one line already */
+			return -1;
 		return sj_err("%s is not attached%s%s", dev,
 			      sj_netns_name ? " in netns " : "",
 			      sj_netns_name ? sj_netns_name : "");
@@ -144,5 +146,5 @@ int cmd_hist(int argc, char **argv)
 	out_close_array();
 	out_flush();
 	free(atts);
-	return err;
+	return err || foreign ? -1 : 0;
 }

@@ -68,10 +68,59 @@ bool obs_filter_match(const struct obs_filter *f, const struct sj_meta *meta)
 	return true;
 }
 
+/* A folder whose meta cannot be read is matched by its name alone
+ * (pins.c: <netns cookie>-<ifindex>-<direction>): an attachment of another
+ * layout on another device is none of this command's business. */
+bool obs_filter_match_dir(const struct obs_filter *f, const char *dir)
+{
+	const char *base = strrchr(dir, '/');
+	unsigned long long cookie;
+	unsigned int ifindex;
+	char way[16];
+
+	if (!base || sscanf(base + 1, "%llu-%u-%15s", &cookie, &ifindex, way) != 3)
+		return true;	/* not named by us: let it be said */
+	if (f->by_netns && cookie != f->cookie)
+		return false;
+	if (f->ifindex && ifindex != f->ifindex)
+		return false;
+	if (f->dir >= 0 && strcmp(way, sj_dir_name(f->dir)))
+		return false;
+	return true;
+}
+
+/* Said once per folder per process: top and export read again and again */
+static bool said_before(const char *dir)
+{
+	static char *said[64];
+	static unsigned int n;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(said[i], dir))
+			return true;
+	if (n < sizeof(said) / sizeof(said[0]) && (said[n] = strdup(dir)))
+		n++;
+	return false;
+}
+
+bool obs_foreign(const struct obs_filter *f, const char *dir)
+{
+	char why[128];
+
+	if (sj_pins_layout(dir, why, sizeof(why)) != -EPROTO)
+		return false;
+	/* a device asked for by name is an error; a walk goes on */
+	if (obs_filter_match_dir(f, dir) && !said_before(dir))
+		sj_pins_foreign(dir, why, !f->dev);
+	return true;
+}
+
 struct list_arg {
 	const struct obs_filter *f;
 	struct obs_att *v;
 	int n, cap;
+	int foreign;
 };
 
 static int list_one(const char *dir, void *arg)
@@ -81,6 +130,10 @@ static int list_one(const char *dir, void *arg)
 	struct sj_meta meta;
 	struct obs_att *v;
 
+	if (obs_foreign(f, dir)) {
+		a->foreign += obs_filter_match_dir(f, dir);
+		return 0;
+	}
 	if (sj_meta_read(dir, &meta) || !obs_filter_match(f, &meta))
 		return 0;
 	if (a->n == a->cap) {
@@ -106,7 +159,8 @@ static int att_cmp(const void *x, const void *y)
 	return (int)a->meta.direction - (int)b->meta.direction;
 }
 
-int obs_list(const struct obs_filter *f, struct obs_att **out, int *n)
+int obs_list(const struct obs_filter *f, struct obs_att **out, int *n,
+	     int *foreign)
 {
 	struct list_arg a = { .f = f };
 
@@ -119,16 +173,15 @@ int obs_list(const struct obs_filter *f, struct obs_att **out, int *n)
 		qsort(a.v, a.n, sizeof(*a.v), att_cmp);
 	*out = a.v;
 	*n = a.n;
+	if (foreign)
+		*foreign = a.foreign;
 	return 0;
 }
 
+/* through pins.c's check: a map of another layout is not opened */
 int obs_open_pin(const char *dir, const char *name)
 {
-	char path[SJ_PATH_MAX];
-
-	if (sj_pin_path(path, dir, name))
-		return -1;
-	return bpf_obj_get(path);
+	return sj_pin_open_map(dir, name, NULL, 0);
 }
 
 /* a per-CPU array's one value, every CPU's copy */

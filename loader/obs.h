@@ -60,9 +60,19 @@ struct obs_att {
 int obs_filter_init(struct obs_filter *f, const char *dev, bool stay);
 /* the attachment is one the filter takes */
 bool obs_filter_match(const struct obs_filter *f, const struct sj_meta *meta);
-/* every matching attachment; *out is malloc'ed */
-int obs_list(const struct obs_filter *f, struct obs_att **out, int *n);
+/* the folder's name (cookie, ifindex, direction) fits the filter: for a
+ * folder whose meta cannot be read */
+bool obs_filter_match_dir(const struct obs_filter *f, const char *dir);
+/* the folder is of another version's layout (pins.c), and if the filter
+ * takes it, that is said in one line, once per process: an error where a
+ * device was named, a warning where all attachments are walked */
+bool obs_foreign(const struct obs_filter *f, const char *dir);
+/* every matching attachment; *out is malloc'ed.  Folders of another
+ * layout are left out, and counted in *foreign (may be NULL) */
+int obs_list(const struct obs_filter *f, struct obs_att **out, int *n,
+	     int *foreign);
 
+/* a pinned map, if it has this build's layout (sj_pin_open_map) */
 int obs_open_pin(const char *dir, const char *name);
 int obs_read_dev(const char *dir, struct sj_dev_hist *h);
 int obs_read_stats(const char *dir, struct sj_stats *st);

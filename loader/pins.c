@@ -200,17 +200,121 @@ int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg)
 	return ret;
 }
 
+/*
+ * The maps the command reads, as this build lays them out.  The kernel
+ * copies a map's value_size bytes (per CPU, for a per-CPU map) into
+ * whatever buffer it is given, so a map pinned by another version of
+ * sojourn whose struct grew would be written past our buffer: every pinned
+ * map is opened here and checked first.  The maps only the BPF side
+ * reads (txq_of_hash, flow_slots) are the other version's own business.
+ */
+static const struct pin_layout {
+	const char *name;
+	__u32 type, key_size, value_size;
+} pin_layouts[] = {
+	{ "meta", BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(struct sj_meta) },
+	{ "settings", BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(struct sj_settings) },
+	{ "queues", BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(struct sj_queue) },
+	{ "stats", BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u32), sizeof(struct sj_stats) },
+	{ "hist", BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u32), sizeof(struct sj_dev_hist) },
+	{ "flows", BPF_MAP_TYPE_LRU_HASH, sizeof(struct sj_flow_key), sizeof(struct sj_flow) },
+};
+
+static const struct pin_layout *layout_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(pin_layouts) / sizeof(pin_layouts[0]); i++)
+		if (!strcmp(pin_layouts[i].name, name))
+			return &pin_layouts[i];
+	return NULL;
+}
+
+/* 0 when fd is a map laid out as this build's `name`; else -EPROTO with
+ * what differs in why */
+static int layout_check(int fd, const struct pin_layout *l, char *why,
+			size_t len)
+{
+	struct bpf_map_info info = {};
+	__u32 info_len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len)) {
+		snprintf(why, len, "%s: not a map (%s)", l->name, strerror(errno));
+		return -EPROTO;
+	}
+	if (info.type != l->type)
+		snprintf(why, len, "%s: map type %u, expected %u", l->name,
+			 info.type, l->type);
+	else if (info.key_size != l->key_size)
+		snprintf(why, len, "%s: key %u bytes, expected %u", l->name,
+			 info.key_size, l->key_size);
+	else if (info.value_size != l->value_size)
+		snprintf(why, len, "%s: value %u bytes%s, expected %u", l->name,
+			 info.value_size,
+			 l->type == BPF_MAP_TYPE_PERCPU_ARRAY ? " per CPU" : "",
+			 l->value_size);
+	else
+		return 0;
+	return -EPROTO;
+}
+
+int sj_pin_open_map(const char *dir, const char *name, char *why, size_t len)
+{
+	const struct pin_layout *l = layout_of(name);
+	char path[SJ_PATH_MAX], buf[128];
+	int fd, err;
+
+	if (!why) {
+		why = buf;
+		len = sizeof(buf);
+	}
+	if (sj_pin_path(path, dir, name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = bpf_obj_get(path);
+	if (fd < 0 || !l)
+		return fd;
+	err = layout_check(fd, l, why, len);
+	if (err) {
+		close(fd);
+		errno = -err;
+		return -1;
+	}
+	return fd;
+}
+
+int sj_pins_layout(const char *dir, char *why, size_t len)
+{
+	int fd;
+
+	for (size_t i = 0; i < sizeof(pin_layouts) / sizeof(pin_layouts[0]); i++) {
+		fd = sj_pin_open_map(dir, pin_layouts[i].name, why, len);
+		if (fd >= 0)
+			close(fd);
+		else if (errno == EPROTO)
+			return -EPROTO;
+		/* a map this mode does not have is no mismatch */
+	}
+	return 0;
+}
+
+void sj_pins_foreign(const char *dir, const char *why, bool skipped)
+{
+	/* one line, whichever command: where, what differs, what to do */
+	if (skipped)
+		sj_err("skipped %s: made by another version of sojourn (%s); 'sojourn detach' of either version takes it off",
+		       dir, why);
+	else
+		sj_err("%s was made by another version of sojourn (%s): 'sojourn detach' of either version takes it off, 'sojourn replace' attaches it anew",
+		       dir, why);
+}
+
 int sj_meta_read(const char *dir, struct sj_meta *meta)
 {
-	char path[SJ_PATH_MAX];
 	__u32 zero = 0;
 	int fd, err;
 
-	/* a meta pinned by an older build is shorter: its new fields read 0 */
 	memset(meta, 0, sizeof(*meta));
-	if (sj_pin_path(path, dir, "meta"))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
+	fd = sj_pin_open_map(dir, "meta", NULL, 0);
 	if (fd < 0)
 		return -errno;
 	err = bpf_map_lookup_elem(fd, &zero, meta);

@@ -319,3 +319,10 @@ void prom_render(FILE *f, const struct prom_att *a, int n)
 	render_queues(f, a, n);
 	render_flows(f, a, n);
 }
+
+void prom_render_foreign(FILE *f, int n)
+{
+	family(f, "sojourn_attachments_foreign", "gauge",
+	       "Attachments made by another version of sojourn, whose maps this one does not read.");
+	fprintf(f, "sojourn_attachments_foreign %d\n", n);
+}

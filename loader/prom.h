@@ -39,5 +39,7 @@ void prom_hist(FILE *f, const char *name, const char *labels,
 /* a label value with \ " and newline escaped */
 void prom_escape(char *buf, size_t len, const char *s);
 void prom_render(FILE *f, const struct prom_att *a, int n);
+/* attachments left out: made by another version of sojourn (pins.c) */
+void prom_render_foreign(FILE *f, int n);
 
 #endif

@@ -37,10 +37,9 @@ static __u32 flows_of(const struct sj_pins *pins)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	char path[SJ_PATH_MAX];
-	int fd;
+	int fd = sj_pin_open_map(pins->dir, "flows", NULL, 0);
 
-	if (sj_pin_path(path, pins->dir, "flows") || (fd = bpf_obj_get(path)) < 0)
+	if (fd < 0)
 		return 0;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		info.max_entries = 0;
@@ -56,6 +55,7 @@ int cmd_replace(int argc, char **argv)
 	struct sj_pins pins;
 	struct sj_meta meta;
 	__u64 cookie;
+	char why[128];
 	int fd, err, n;
 
 	if (argc < 1)
@@ -69,6 +69,15 @@ int cmd_replace(int argc, char **argv)
 		return -1;
 	if (!sj_pins_exist(&pins))
 		return cmd_attach(argc, argv);
+	/* left by another version of sojourn: migrated the one way that
+	 * reads none of its maps, taken off and attached anew */
+	if (sj_pins_layout(pins.dir, why, sizeof(why)) == -EPROTO) {
+		sj_info("sojourn: %s was made by another version of sojourn (%s): attaching anew",
+			pins.dir, why);
+		if (sj_detach_dir(pins.dir))
+			return -1;
+		return cmd_attach(argc, argv);
+	}
 	if (sj_meta_read(pins.dir, &meta))
 		return sj_err("cannot read what %s %s is attached as", link.name,
 			      sj_dir_name(tune.dir));

@@ -21,6 +21,7 @@ bool sj_show_stats;
 struct show_arg {
 	struct obs_filter f;
 	int shown;
+	int foreign;	/* of another layout: said, never read */
 };
 
 /* The flow table: how many flows, and of their CoDel laws how many are in
@@ -215,6 +216,10 @@ static int show_one(const char *dir, void *arg)
 	__u32 zero = 0;
 	int fd;
 
+	if (obs_foreign(&sa->f, dir)) {
+		sa->foreign += obs_filter_match_dir(&sa->f, dir);
+		return 0;
+	}
 	if (sj_meta_read(dir, &meta) || !obs_filter_match(&sa->f, &meta))
 		return 0;
 	fd = obs_open_pin(dir, "settings");
@@ -282,8 +287,11 @@ int cmd_show(int argc, char **argv)
 	out_open_array(NULL);
 	sj_pins_foreach(show_one, &sa);
 	out_close_array();
+	if (sa.f.dev && !sa.shown && sa.foreign)	/* said in one line */
+		return -1;
 	if (sa.f.dev && !sa.shown && !sa.f.ifindex)	/* not even pins by that name */
 		return sj_link_get(sa.f.dev, &link);
 	out_flush();
-	return 0;
+	/* the device named has one direction of another layout */
+	return sa.f.dev && sa.foreign ? -1 : 0;
 }

@@ -31,6 +31,7 @@ struct snap_att {
 struct snap {
 	struct snap_att *a;
 	int n;
+	int foreign;		/* folders of another layout, left out */
 	__u64 when_ns;
 };
 
@@ -64,7 +65,7 @@ static int snap_take(const struct obs_filter *f, struct snap *s)
 	int n, i;
 
 	memset(s, 0, sizeof(*s));
-	if (obs_list(f, &atts, &n))
+	if (obs_list(f, &atts, &n, &s->foreign))
 		return -1;
 	s->a = calloc(n ? n : 1, sizeof(*s->a));
 	if (!s->a) {
@@ -322,7 +323,8 @@ int cmd_top(int argc, char **argv)
 		return -1;
 	if (dev && !old.n) {
 		snap_free(&old);
-		return sj_err("%s is not attached", dev);
+		/* another version's attachment was named in one line already */
+		return old.foreign ? -1 : sj_err("%s is not attached", dev);
 	}
 	if (out_is_json())
 		frames = 1;
