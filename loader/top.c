@@ -322,9 +322,10 @@ int cmd_top(int argc, char **argv)
 	if (obs_filter_init(&f, dev, true) || snap_take(&f, &old))
 		return -1;
 	if (dev && !old.n) {
+		bool said = old.foreign;	/* in one line already */
+
 		snap_free(&old);
-		/* another version's attachment was named in one line already */
-		return old.foreign ? -1 : sj_err("%s is not attached", dev);
+		return said ? -1 : sj_err("%s is not attached", dev);
 	}
 	if (out_is_json())
 		frames = 1;
