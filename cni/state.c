@@ -244,6 +244,7 @@ void cmd_status(const struct conf *c)
 	struct utsname u;
 	int major = 0, minor = 0;
 	char out[1 << 16], path[PATH_MAX], err[PATH_MAX + 256];
+	const char *list = out, *eol;
 
 	/* what ADD would do first: a node without bpffs gets one */
 	if (bpffs_ensure(err, sizeof(err)))
@@ -266,7 +267,12 @@ void cmd_status(const struct conf *c)
 	 * list may be longer than out: only its start is looked at. */
 	if (sojourn(c, out, sizeof(out), args))
 		die(ERR_UNAVAILABLE, "%s show failed: %s", path, oneline(out));
-	if (out[strspn(out, " \n")] != '[')
+	/* an attachment another version of sojourn made is skipped with a
+	 * line on stderr (which comes here too) ahead of the list: no reason
+	 * this one cannot work */
+	while (!strncmp(list, "sojourn: skipped ", 17) && (eol = strchr(list, '\n')))
+		list = eol + 1;
+	if (list[strspn(list, " \n")] != '[')
 		die(ERR_UNAVAILABLE, "%s show -j printed no JSON list: %.200s", path,
 		    oneline(out));
 }

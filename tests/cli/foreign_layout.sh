@@ -199,6 +199,20 @@ else
 	fail "hist sjfb: rc $rc, ${why:-ingress not shown}"
 fi
 
+# the CNI plugin's STATUS runs 'sojourn show -j', whose skip lines come
+# ahead of the list: another version's attachment is no reason to fail
+CNI=$(dirname "$SOJOURN")/sojourn-cni
+if [ -x "$CNI" ]; then
+	printf '{"cniVersion":"1.1.0","name":"sjforeign","type":"sojourn-cni","sojourn":"%s"}' "$SOJOURN" |
+		env -i PATH="$PATH" CNI_COMMAND=STATUS CNI_PATH=/usr/lib/cni "$CNI" >"$WORK/out" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		pass "CNI STATUS: success beside attachments of another version"
+	else
+		fail "CNI STATUS: rc $rc: $(tr '\n' '|' <"$WORK/out")"
+	fi
+fi
+
 # gc: C's namespace is gone, A and B are on live devices
 run "gc" gc &&
 if [ "$rc" = 0 ] && [ ! -e "$C" ] && [ -d "$A" ] && [ -d "$B" ] &&
