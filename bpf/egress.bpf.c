@@ -153,7 +153,13 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					    now - flow->recent_at,
 					    set->interval_ns, len);
 	flow->recent_at = now;
-	if (set->sparse_priority && flow->recent_bytes <= set->quantum) {
+	/* Sent ahead only if that cannot pass a packet of its own: the flow
+	 * has nothing queued, or all it has queued went ahead too (its last
+	 * packet did, and every one before that, by the same rule). */
+	flow->steered = set->sparse_priority &&
+			flow->recent_bytes <= set->quantum &&
+			(!backlog || flow->steered);
+	if (flow->steered) {
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
 	}
@@ -251,8 +257,10 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 	if ((set->fair && (!heavy || flow->drop_p)) ||
 	    !sj_take_signal(flow, now, set->interval_ns, st))
 		return SJ_ACT_NEXT;
-	if (heavy && !flow->signals_heavy++)
+	if (heavy && !flow->signals_heavy)
 		flow->judged_since = now;
+	if (heavy && flow->signals_heavy < 0xffff)
+		flow->signals_heavy++;
 	if (set->codel.ecn && pkt->ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, pkt)) {
 		st->ecn_mark++;
 		__sync_fetch_and_add(&flow->ecn_marks, 1);

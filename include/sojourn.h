@@ -166,7 +166,9 @@ struct sj_flow {
 	__u64 light_since;	/* at or below it since, ns; 0: not */
 	__u64 recent_bytes;	/* sent over about the last interval */
 	__u64 recent_at;
-	__u32 signals_heavy;	/* signals taken while heavy */
+	__u16 signals_heavy;	/* signals taken while heavy (saturates) */
+	__u8 steered;		/* the flow's last packet was sent ahead */
+	__u8 pad8;
 	__u32 drop_p;		/* unresponsive: enqueue drop probability,
 				 * 32-bit fixed point; 0: responsive */
 	/*
