@@ -87,9 +87,13 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb, __u32 txq)
  * asks for goes only when the queue's pace allows (codel.h: the flows of
  * one FIFO together are signalled as often as the kernel's one codel
  * would signal it); else the law asks again at the flow's next packet.
+ * With fairness, only a flow that holds more than the mean backlog asks
+ * (egress carries out a signal only on such a flow): a light flow's law
+ * stays due without spending the queue's pace on a signal that would wait
+ * at egress and expire, while the heavy flows get fewer.
  */
 static __always_inline void sj_flow_law(struct sj_flow *flow,
-					struct codel_pace *pace,
+					struct codel_pace *pace, int may_ask,
 					const struct codel_params *params,
 					__u64 interval_ns, __u64 now,
 					__u64 prev_left, __u64 stamp,
@@ -110,7 +114,7 @@ static __always_inline void sj_flow_law(struct sj_flow *flow,
 		codel_watch(v, params, CODEL_NS(now), sojourn, backlog);
 		return;
 	}
-	if (!codel_due(v, params, CODEL_NS(now), sojourn, backlog))
+	if (!codel_due(v, params, CODEL_NS(now), sojourn, backlog) || !may_ask)
 		return;
 	if (pace && !codel_pace_grant(pace, params, CODEL_NS(now))) {
 		st->signals_paced++;
@@ -132,7 +136,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	struct sj_queue *q;
 	__u64 stamp, now, prev_left = 0, interval_ns;
 	codel_time_t sojourn;
-	__u32 zero = 0, txq, qidx, len, backlog = 0, sparse_priority;
+	__u32 zero = 0, txq, qidx, len, backlog = 0, sparse_priority, fair;
 
 	if (dev->ifindex != cfg_ifindex ||
 	    BPF_CORE_READ(dev, nd_net.net, net_cookie) != cfg_netns_cookie)
@@ -190,6 +194,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	params = set->codel;
 	interval_ns = set->interval_ns;
 	sparse_priority = set->sparse_priority;
+	fair = set->fair;
 	bpf_spin_unlock(&set->lock);
 
 	/* a packet we sent ahead to another class did not wait in the bulk
@@ -206,7 +211,10 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		if (backlog != SJ_BACKLOG_UNKNOWN && flow->backlog > backlog)
 			flow->backlog = backlog;
 	}
-	sj_flow_law(flow, q ? &q->pace : NULL, &params, interval_ns, now,
-		    prev_left, stamp, sojourn, backlog, st);
+	sj_flow_law(flow, q ? &q->pace : NULL,
+		    !fair || !q || sj_fair_heavy(READ_ONCE(flow->backlog),
+						 READ_ONCE(q->mean_backlog)),
+		    &params, interval_ns, now, prev_left, stamp, sojourn,
+		    backlog, st);
 	return 0;
 }

@@ -133,12 +133,13 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					   struct sj_settings *set,
 					   struct sj_stats *st,
 					   struct sj_flow *flow,
+					   const struct sj_pkt *pkt,
 					   struct sj_queue *q, __u64 now,
 					   int *heavy)
 {
 	__u64 ldelay = CODEL_TO_NS(READ_ONCE(q->vars.ldelay));
 	__u64 backlog = READ_ONCE(flow->backlog), mean;
-	__u32 len = skb->len;
+	__u32 len = skb->len, answer_intervals = 1;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
 				      set->target_ns)) {
@@ -152,7 +153,13 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					    now - flow->recent_at,
 					    set->interval_ns, len);
 	flow->recent_at = now;
-	if (set->sparse_priority && flow->recent_bytes <= set->quantum) {
+	/* Sent ahead only if that cannot pass a packet of its own: the flow
+	 * has nothing queued, or all it has queued went ahead too (its last
+	 * packet did, and every one before that, by the same rule). */
+	flow->steered = set->sparse_priority &&
+			flow->recent_bytes <= set->quantum &&
+			(!backlog || flow->steered);
+	if (flow->steered) {
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
 	}
@@ -162,24 +169,37 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		*heavy = 1;
 		goto admit;
 	}
+	if (pkt->key.proto == SJ_IPPROTO_TCP) {
+		int payload = skb->len > pkt->hdr_len;
+
+		answer_intervals = SJ_FAIR_ANSWER_INTERVALS;
+		/* the sender cut its window: the signals it took are answered */
+		if (sj_fair_tcp_answer(pkt->tcp_flags, pkt->tcp_seq,
+				       flow->tcp_high, payload)) {
+			st->tcp_answers++;
+			flow->judged_since = 0;
+			flow->signals_heavy = 0;
+		}
+		flow->tcp_high = sj_fair_tcp_high(pkt->tcp_seq, flow->tcp_high,
+						  payload);
+	}
 	mean = READ_ONCE(q->mean_backlog);
 	*heavy = sj_fair_heavy(backlog, mean);
 	if (*heavy) {
-		if (!flow->heavy_since)
-			flow->heavy_since = now;
 		flow->light_since = 0;
 	} else {
 		if (!flow->light_since)
 			flow->light_since = now;
-		flow->heavy_since = 0;
+		flow->judged_since = 0;
 		flow->signals_heavy = 0;
 	}
-	/* judged unresponsive: heavy for an interval in spite of signals,
-	 * while the queue stands above target; acquitted after an interval
-	 * of being light */
+	/* judged unresponsive: took signals while heavy and answered none
+	 * in time, while the queue stands above target; acquitted after an
+	 * interval of being light */
 	if (*heavy && ldelay > set->target_ns &&
-	    sj_fair_unresponsive(flow->heavy_since, now, set->interval_ns,
-				 flow->signals_heavy) && !flow->drop_p)
+	    sj_fair_unresponsive(flow->judged_since, now, set->interval_ns,
+				 flow->signals_heavy, answer_intervals) &&
+	    !flow->drop_p)
 		flow->drop_p = 1;
 	if (flow->drop_p) {
 		if (!*heavy && now - flow->light_since >= set->interval_ns)
@@ -219,7 +239,7 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 	txq = sj_txq_of(skb);
 	if (txq >= 0)
 		q = bpf_map_lookup_elem(&queues, &txq);
-	if (q && sj_fair_enqueue(skb, set, st, flow, q, now, &heavy))
+	if (q && sj_fair_enqueue(skb, set, st, flow, pkt, q, now, &heavy))
 		return SJ_ACT_DROP;
 
 	/* the flow's last sojourn: one aligned word, a racy read is a
@@ -237,7 +257,9 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 	if ((set->fair && (!heavy || flow->drop_p)) ||
 	    !sj_take_signal(flow, now, set->interval_ns, st))
 		return SJ_ACT_NEXT;
-	if (heavy)
+	if (heavy && !flow->signals_heavy)
+		flow->judged_since = now;
+	if (heavy && flow->signals_heavy < 0xffff)
 		flow->signals_heavy++;
 	if (set->codel.ecn && pkt->ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, pkt)) {
 		st->ecn_mark++;

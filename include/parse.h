@@ -103,7 +103,8 @@ struct sj_pkt {
 	__u8 kind;		/* enum sj_pkt_kind */
 	__u8 ecn;		/* the IP header's two ECN bits */
 	__u8 has_flow;		/* key is valid */
-	__u8 pad;
+	__u8 tcp_flags;		/* TCP: the header's flags byte (CWR ... FIN) */
+	__u32 tcp_seq;		/* TCP: the sequence number, host order */
 	__u32 hdr_len;		/* from the frame's start to the end of the
 				 * TCP or UDP header: what each GSO segment
 				 * repeats; 0 for other packets */
@@ -124,6 +125,8 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 		pkt->key.sport = th->source;
 		pkt->key.dport = th->dest;
 		pkt->hdr_len = l4_off + th->doff * 4;
+		pkt->tcp_flags = ((__u8 *)th)[13];
+		pkt->tcp_seq = bpf_ntohl(th->seq);
 		return SJ_PKT_TCP;
 	}
 	if (proto == SJ_IPPROTO_UDP) {

@@ -161,11 +161,14 @@ struct sj_flow {
 	/* fairness (include/fair.h): bytes of this flow in the queue */
 	__u64 backlog;
 	__u64 backlog_at;	/* last enqueue, ns */
-	__u64 heavy_since;	/* above the mean backlog since, ns; 0: not */
+	__u64 judged_since;	/* the first signal the flow took while heavy
+				 * and has not answered, ns; 0: none */
 	__u64 light_since;	/* at or below it since, ns; 0: not */
 	__u64 recent_bytes;	/* sent over about the last interval */
 	__u64 recent_at;
-	__u32 signals_heavy;	/* signals taken while heavy */
+	__u16 signals_heavy;	/* signals taken while heavy (saturates) */
+	__u8 steered;		/* the flow's last packet was sent ahead */
+	__u8 pad8;
 	__u32 drop_p;		/* unresponsive: enqueue drop probability,
 				 * 32-bit fixed point; 0: responsive */
 	/*
@@ -176,7 +179,9 @@ struct sj_flow {
 	 * so they need no lock.  Rate mode keeps its law per queue instead.
 	 */
 	struct codel_vars codel;
-	__u32 pad;
+	/* fairness, kept here where codel_vars leaves 4 bytes: the highest
+	 * sequence number a TCP data packet of the flow started at */
+	__u32 tcp_high;
 	__u64 signal_at;	/* when the law earned the signal this flow's
 				 * next packet carries out, ns; 0: none.
 				 * Older than an interval, it has expired. */
@@ -203,6 +208,8 @@ struct sj_stats {
 	__u64 new_flow_count;	/* flows that found no backlog of theirs */
 	__u64 sparse_steered;	/* packets of sparse flows sent ahead */
 	__u64 unresponsive_drops; /* enqueue drops of flows that ignore CoDel */
+	__u64 tcp_answers;	/* TCP packets whose sender shows it answered
+				 * congestion: CWR, or a retransmission */
 	/* real-queue mode: how the per-flow signals fared */
 	__u64 signals;		/* earned by a flow's law */
 	__u64 signals_expired;	/* not carried out within an interval */

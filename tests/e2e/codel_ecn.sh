@@ -66,6 +66,10 @@ check "sojourn: ecn_mark" "$(jq -r '.stats.ecn_mark // "nan"' <<<"$stats")" '>' 
 check "sojourn: drops % of packets" \
 	"$(awk -v d="$drops" -v p="$pkts" 'BEGIN{if (p > 0) printf "%.3f", 100*d/p; else print "nan"}')" '<=' 1
 row "sojourn: drops" "$drops" "" info
+# four cubic ECN flows answer every mark (CWR): none may be judged
+# unresponsive (the judge that read heaviness alone dropped 82-168 here)
+check "sojourn: unresponsive_drops" \
+	"$(jq -r '.stats.unresponsive_drops // "nan"' <<<"$stats")" '==' 0
 row "sojourn: pfifo tail drops" $(($(pfifo_drops) - tail0)) "" info
 
 # 3. detach: everything as before, and bufferbloat is back

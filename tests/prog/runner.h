@@ -216,7 +216,7 @@ static const char *const rn_stat_names[] = {
 };
 /* the counters after kind[] */
 static const char *const rn_tail_names[] = {
-	"new_flow_count", "sparse_steered", "unresponsive_drops",
+	"new_flow_count", "sparse_steered", "unresponsive_drops", "tcp_answers",
 	"signals", "signals_expired", "signals_paced",
 	"dequeue_repeats",
 };
@@ -230,7 +230,7 @@ static inline int rn_stat_judged(size_t i)
 {
 	const size_t first = offsetof(struct sj_stats, new_flow_count) / sizeof(__u64);
 
-	return i < first || i > offsetof(struct sj_stats, unresponsive_drops) /
+	return i < first || i > offsetof(struct sj_stats, tcp_answers) /
 				sizeof(__u64);
 }
 

@@ -295,6 +295,11 @@ struct setup {
 	__u32 pending;
 	__u64 pending_age;
 	const struct __sk_buff *ctx;	/* NULL: run without a context */
+	/* sparse steering: the priority sent ahead (0: off), and the seeded
+	 * flow's bytes in the queue and whether its last packet went ahead */
+	__u32 sparse_priority;
+	__u64 backlog;
+	__u8 steered;
 };
 
 /* The context and test_run flags the check_* helpers run with: a GSO
@@ -375,6 +380,8 @@ static void prepare(const struct setup *s)
 		.target_ns = 5000000,
 		.interval_ns = 100000000,
 		.ce_threshold_ns = CODEL_TO_NS(s->ce_threshold),
+		.sparse_priority = s->sparse_priority,
+		.quantum = 1514,
 	};
 	struct sj_queue q = { .vars = { .ldelay = s->ldelay } };
 	__u32 zero = 0;
@@ -389,6 +396,9 @@ static void prepare(const struct setup *s)
 			.first_seen_ns = mono_ns(),
 			.codel = { .dropping = 1, .ldelay = s->ldelay },
 			.signal_at = s->pending ? mono_ns() - s->pending_age : 0,
+			.backlog = s->backlog,
+			.backlog_at = s->backlog ? mono_ns() : 0,
+			.steered = s->steered,
 		};
 
 		if (bpf_map_update_elem(env.flows, s->flow, &f, BPF_NOEXIST))
@@ -485,7 +495,7 @@ static const char *const stat_names[] = {
 };
 /* the counters after kind[] */
 static const char *const tail_names[] = {
-	"new_flow_count", "sparse_steered", "unresponsive_drops",
+	"new_flow_count", "sparse_steered", "unresponsive_drops", "tcp_answers",
 	"signals", "signals_expired", "signals_paced",
 	"dequeue_repeats",
 };
@@ -1939,6 +1949,50 @@ static void test_observe(void)
 	env.flows = bpf_map__fd(saved->maps.flows);
 }
 
+/*
+ * Sparse steering never passes a flow's own packets: a sparse flow's
+ * packet goes ahead only if the flow has nothing queued, or all it has
+ * queued went ahead too.  The queue's delay (500 ms) keeps the seeded
+ * backlog young (fair.h's staleness rule would otherwise forget it).
+ */
+static void test_steer(void)
+{
+	static const struct {
+		const char *name;
+		__u64 backlog;
+		__u8 steered;
+		int ahead;
+	} cases[] = {
+		{ "steer_empty_flow_goes_ahead", 0, 0, 1 },
+		{ "steer_never_passes_own_bulk", 3000, 0, 0 },
+		{ "steer_follows_own_sent_ahead", 3000, 1, 1 },
+	};
+	struct sj_flow_key key = key4(SJ_IPPROTO_TCP, 40090, 80);
+	struct __sk_buff ctx = { .priority = 0 };
+	struct setup s = { .ldelay = CODEL_MS(500), .sparse_priority = 7,
+			   .ctx = &ctx, .flow = &key };
+	struct result r;
+	struct frame f;
+
+	tcp4(&f, ECT0, 40090);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s.backlog = cases[i].backlog;
+		s.steered = cases[i].steered;
+		run(&f, &s, &r);
+		if (check_ran(&r, SJ_ACT_NEXT)) {
+			CHECK((r.ctx.priority == 7) == cases[i].ahead,
+			      "priority %u, backlog %llu", r.ctx.priority,
+			      (unsigned long long)cases[i].backlog);
+			CHECK(r.flow.steered == cases[i].ahead,
+			      "flow's steered bit %u", r.flow.steered);
+			CHECK(r.d.sparse_steered == (__u64)cases[i].ahead,
+			      "sparse_steered moved by %llu",
+			      (unsigned long long)r.d.sparse_steered);
+		}
+		report(cases[i].name);
+	}
+}
+
 int main(void)
 {
 	int err;
@@ -1989,6 +2043,7 @@ int main(void)
 	test_big_tcp();
 	test_csum_complete();
 	test_l3();
+	test_steer();
 
 	sojourn_bpf__destroy(env.skel);
 	printf("%s: %d failed\n", failures ? "FAIL" : "PASS", failures);

@@ -3,7 +3,8 @@
  * The fairness arithmetic of include/fair.h: the packet-weighted mean lands
  * on the fair share, a heavy flow stands out, the drop probability of an
  * unresponsive flow settles it at the mean, a flow's backlog never goes
- * below zero, and the sparse test tells a 20 Hz probe from a bulk flow.
+ * below zero, the sparse test tells a 20 Hz probe from a bulk flow, and
+ * the judge convicts a flow that never answers, never one that does.
  */
 #define _GNU_SOURCE	/* pthread_tryjoin_np */
 #include <pthread.h>
@@ -191,8 +192,77 @@ static void test_sparse_by_rate(void)
 	CHECK(probe > 1514, "a quantum's burst still sparse: %llu", probe);
 }
 
+/* What counts as a TCP sender's answer: CWR, or data below what it sent */
+static void test_tcp_answer(void)
+{
+	CHECK(sj_fair_tcp_answer(SJ_TCP_FLAG_CWR, 5000, 9000, 1), "CWR");
+	CHECK(sj_fair_tcp_answer(SJ_TCP_FLAG_CWR, 9000, 0, 0), "CWR, no data");
+	CHECK(sj_fair_tcp_answer(0x10, 5000, 9000, 1), "retransmission");
+	CHECK(!sj_fair_tcp_answer(0x10, 9001, 9000, 1), "new data");
+	CHECK(!sj_fair_tcp_answer(0x10, 5000, 9000, 0), "a pure ACK");
+	CHECK(!sj_fair_tcp_answer(0x10, 5000, 0, 1), "the first packet");
+	/* sequence numbers wrap: 0x10 comes after 0xfffffff0 */
+	CHECK(!sj_fair_tcp_answer(0x10, 0x10, 0xfffffff0U, 1), "across the wrap");
+	CHECK(sj_fair_tcp_high(0x10, 0xfffffff0U, 1) == 0x10, "high across the wrap");
+	CHECK(sj_fair_tcp_high(5000, 9000, 1) == 9000, "high fell back");
+	CHECK(sj_fair_tcp_high(9500, 9000, 0) == 9000, "high moved by an ACK");
+	CHECK(sj_fair_tcp_high(7, 0, 1) == 7, "first high");
+}
+
+/*
+ * A flow heavy the whole time, offered a signal every 100 ms (the interval),
+ * whose sender answers each one an RTT after it: with RTTs up to 300 ms
+ * (and a 100 ms queue, RTT + 100 ms in all) it is never judged; a sender
+ * that never answers is judged within the answer window plus one signal.
+ */
+static __u64 judge_time(__u64 answer_after)
+{
+	__u64 interval = 100 * MS, judged = 0, t, pending = 0;
+	__u64 start = 1000 * MS;	/* 0 means "no record" */
+	__u32 signals = 0;
+
+	for (t = start; t < start + 5000 * MS; t += MS) {
+		if (answer_after && pending && t >= pending) {
+			judged = 0;	/* CWR seen: the record is cleared */
+			signals = 0;
+			pending = 0;
+		}
+		if (t % interval == 0) {
+			if (!signals++)
+				judged = t;
+			if (!pending)
+				pending = t + answer_after;
+		}
+		if (sj_fair_unresponsive(judged, t, interval, signals,
+					 SJ_FAIR_ANSWER_INTERVALS))
+			return t - start;
+	}
+	return 0;
+}
+
+static void test_judge(void)
+{
+	__u64 rtt, t;
+
+	for (rtt = 1; rtt <= 300; rtt *= 2)
+		CHECK(!judge_time((rtt + 100) * MS), "judged at %llu ms with a %llu ms RTT",
+		      judge_time((rtt + 100) * MS) / MS, rtt);
+	CHECK(!judge_time(400 * MS), "judged with a 300 ms RTT");
+	t = judge_time(0);
+	CHECK(t >= SJ_FAIR_ANSWER_INTERVALS * 100 * MS &&
+	      t <= (SJ_FAIR_ANSWER_INTERVALS + 1) * 100 * MS,
+	      "a sender that never answers judged at %llu ms", t / MS);
+	CHECK(!sj_fair_unresponsive(0, 900 * MS, 100 * MS, 9, 1), "no record");
+	CHECK(!sj_fair_unresponsive(MS, 900 * MS, 100 * MS, 1, 1), "one signal");
+	/* a flow that cannot show an answer: one interval, as before */
+	CHECK(sj_fair_unresponsive(MS, 101 * MS, 100 * MS, 2, 1), "UDP after an interval");
+	CHECK(!sj_fair_unresponsive(MS, 100 * MS, 100 * MS, 2, 1), "UDP too soon");
+}
+
 int main(void)
 {
+	test_tcp_answer();
+	test_judge();
 	test_mean_equal_flows();
 	test_mean_one_hog();
 	test_drop_probability();
