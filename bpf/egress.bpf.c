@@ -20,6 +20,7 @@
 #include "parse.h"
 #include "rate.bpf.h"
 #include "observe.bpf.h"
+#include "frag.bpf.h"
 #include "fair.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -305,7 +306,10 @@ int sojourn_egress(struct __sk_buff *skb)
 	kind = sj_parse_skb(skb, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
-	if (pkt.has_flow && kind < SJ_PKT_FRAGMENT)
+	/* a fragment joins its datagram's flow (frag.bpf.h) */
+	if (kind == SJ_PKT_FRAGMENT && !sj_frag_join(&pkt))
+		st->frag_unmatched++;
+	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
 		flow = sj_flow_get(&pkt.key, now, st, skb->len);
 
 	if (cfg_mode == SJ_MODE_RATE)
@@ -314,7 +318,7 @@ int sojourn_egress(struct __sk_buff *skb)
 		 * marked or take CoDel's drops */
 		return sj_rate(skb, now, set, st, flow, &pkt,
 			       kind > SJ_PKT_FRAGMENT);
-	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)
+	if (!pkt.has_flow || kind > SJ_PKT_FRAGMENT)
 		return SJ_ACT_NEXT;
 	if (cfg_mode == SJ_MODE_OBSERVE) {
 		/* measured at dequeue, never signalled */

@@ -16,6 +16,7 @@
 #include "parse.h"
 #include "rate.bpf.h"
 #include "observe.bpf.h"
+#include "frag.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -48,7 +49,10 @@ int sojourn_xdp(struct xdp_md *ctx)
 	kind = sj_parse_link(data, data_end, cfg_link_layer, 0, 0, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
-	if (pkt.has_flow && kind < SJ_PKT_FRAGMENT)
+	/* a fragment joins its datagram's flow (frag.bpf.h) */
+	if (kind == SJ_PKT_FRAGMENT && !sj_frag_join(&pkt))
+		st->frag_unmatched++;
+	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
 		flow = sj_flow_get(&pkt.key, now, st, len);
 
 	ect = kind <= SJ_PKT_FRAGMENT && pkt.ecn != SJ_ECN_NOT_ECT;

@@ -97,16 +97,45 @@ struct sj_ipv6_frag_hdr {
 	__be32 identification;
 };
 
+/*
+ * Where a fragment lies in its datagram.  Only the first carries the L4
+ * header; the programs remember its ports for the later ones
+ * (bpf/frag.bpf.h).
+ */
+enum sj_frag {
+	SJ_FRAG_NONE = 0,	/* a whole datagram (an IPv6 atomic fragment,
+				 * offset 0 and no more to come, is one) */
+	SJ_FRAG_FIRST = 1,	/* offset 0, more to come: the key has ports */
+	SJ_FRAG_LATER = 2,	/* offset > 0: the key has addresses and the
+				 * protocol, ports 0 */
+};
+
+/* IPv4 flags and offset (frag_off), IPv6 fragment header offset and M */
+#define SJ_IP_MF		0x2000
+#define SJ_IP_OFFSET		0x1fff	/* 8-byte units */
+#define SJ_IP6_OFFSET		0xfff8	/* already in bytes: units << 3 */
+#define SJ_IP6_MF		0x0001
+/* No datagram is longer (RFC 791; RFC 8200 without a jumbo option, which
+ * a fragmented datagram cannot have, RFC 2675 section 5) */
+#define SJ_IP_MAX_LEN		65535
+
 struct sj_pkt {
 	struct sj_flow_key key;
 	__u32 l3_off;		/* from the start of the frame */
 	__u8 kind;		/* enum sj_pkt_kind */
 	__u8 ecn;		/* the IP header's two ECN bits */
 	__u8 has_flow;		/* key is valid */
-	__u8 pad;
+	__u8 frag;		/* enum sj_frag */
 	__u32 hdr_len;		/* from the frame's start to the end of the
 				 * TCP or UDP header: what each GSO segment
-				 * repeats; 0 for other packets */
+				 * repeats; 0 for other packets and for
+				 * fragments */
+	/* a fragment's datagram: its identification (IPv4's 16 bits, or
+	 * IPv6's 32, network order) and the protocol its IP header or
+	 * fragment header names, which every fragment of it repeats */
+	__u32 frag_id;
+	__u8 frag_proto;
+	__u8 pad[3];
 };
 
 /* l4_off: where l4 starts in the frame */
@@ -152,6 +181,72 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 	return SJ_PKT_OTHER_L4;
 }
 
+/* What a fragment is, once the first fragment's L4 header (l4_kind, as
+ * sj_parse_l4 says it) is read; pkt->frag and the rest are set */
+static __always_inline int sj_frag_settle(struct sj_pkt *pkt, int l4_kind)
+{
+	if (l4_kind == SJ_PKT_TRUNCATED)
+		return SJ_PKT_TRUNCATED;
+	pkt->hdr_len = 0;	/* never a GSO aggregate */
+	return SJ_PKT_FRAGMENT;
+}
+
+/* A later fragment: no L4 header, keyed by addresses and protocol until
+ * the programs find its first fragment's ports */
+static __always_inline int sj_frag_later(struct sj_pkt *pkt)
+{
+	pkt->key.proto = pkt->frag_proto;
+	pkt->has_flow = 1;
+	return SJ_PKT_FRAGMENT;
+}
+
+/*
+ * An IPv4 fragment.  One whose end lies past 65535 bytes can never be
+ * reassembled (the kernel drops the datagram as oversized,
+ * net/ipv4/ip_fragment.c): a bad header, passed as it is.
+ */
+static __always_inline int sj_parse_frag4(struct iphdr *ip, void *data_end,
+					  __u32 off, __u32 hlen, __u32 tot_len,
+					  struct sj_pkt *pkt)
+{
+	__u32 offset = (bpf_ntohs(ip->frag_off) & SJ_IP_OFFSET) * 8;
+
+	if (offset + tot_len > SJ_IP_MAX_LEN)
+		return SJ_PKT_BAD_HEADER;
+	pkt->frag_id = ip->id;
+	pkt->frag_proto = ip->protocol;
+	if (offset) {
+		pkt->frag = SJ_FRAG_LATER;
+		return sj_frag_later(pkt);
+	}
+	pkt->frag = SJ_FRAG_FIRST;
+	return sj_frag_settle(pkt, sj_parse_l4((void *)ip + hlen, data_end,
+						ip->protocol, off + hlen, pkt));
+}
+
+/*
+ * An IPv6 fragment header, ending at frame offset frag_end; the fragment's
+ * offset and M flag are fo (host order).  Bad, as the kernel finds it
+ * (ip6_frag_queue, net/ipv6/reassembly.c), when its data would end past
+ * 65535 bytes, or when a fragment with more to come has a length that is
+ * not a multiple of 8; and when the payload length does not even cover the
+ * headers up to the fragment's data.
+ */
+static __always_inline int sj_frag6_bad(struct ipv6hdr *ip6, __u32 ip6_off,
+					__u32 frag_end, __u16 fo)
+{
+	__u32 payload = bpf_ntohs(ip6->payload_len);
+	__u32 unfrag = frag_end - ip6_off - sizeof(*ip6);
+	__u32 len;
+
+	if (payload < unfrag)
+		return 1;
+	len = payload - unfrag;
+	if ((fo & SJ_IP6_OFFSET) + len > SJ_IP_MAX_LEN)
+		return 1;
+	return (fo & SJ_IP6_MF) && (len & 7);
+}
+
 /*
  * gso: the packet is a GSO aggregate (skb_is_gso).  Its total length may
  * then be 0, which BIG TCP writes for IPv4 aggregates over 64 KB and the
@@ -181,9 +276,9 @@ static __always_inline int sj_parse_ipv4(void *data, void *data_end,
 	pkt->key.family = 4;
 	pkt->key.saddr[0] = ip->saddr;
 	pkt->key.daddr[0] = ip->daddr;
-	/* any fragment: later ones carry no ports, so none get a flow */
-	if (ip->frag_off & bpf_htons(0x3fff))
-		return SJ_PKT_FRAGMENT;
+	if (ip->frag_off & bpf_htons(SJ_IP_MF | SJ_IP_OFFSET))
+		return sj_parse_frag4(ip, data_end, off, ihl * 4, tot_len,
+				      pkt);
 	return sj_parse_l4((void *)ip + ihl * 4, data_end, ip->protocol,
 			   off + ihl * 4, pkt);
 }
@@ -214,9 +309,31 @@ SJ_UNROLL
 	/* one pass per extension header, and one more for the L4 header */
 	for (i = 0; i <= SJ_MAX_IPV6_EXT; i++) {
 		if (next == SJ_IPPROTO_FRAGMENT) {
-			if (cur + sizeof(struct sj_ipv6_frag_hdr) > data_end)
+			struct sj_ipv6_frag_hdr *fh = cur;
+			__u16 fo;
+
+			if ((void *)(fh + 1) > data_end)
 				return SJ_PKT_TRUNCATED;
-			return SJ_PKT_FRAGMENT;
+			fo = bpf_ntohs(fh->frag_off);
+			next = fh->nexthdr;
+			cur += sizeof(*fh);
+			cur_off += sizeof(*fh);
+			/* offset 0 and no more to come: an atomic fragment,
+			 * a whole datagram (RFC 6946); the walk goes on */
+			if (!(fo & (SJ_IP6_OFFSET | SJ_IP6_MF)))
+				continue;
+			if (sj_frag6_bad(ip6, off, cur_off, fo))
+				return SJ_PKT_BAD_HEADER;
+			/* into pkt, not the walk's own variables: the
+			 * verifier would check every header after it twice */
+			pkt->frag_id = fh->identification;
+			pkt->frag_proto = next;
+			if (fo & SJ_IP6_OFFSET) {
+				pkt->frag = SJ_FRAG_LATER;
+				return sj_frag_later(pkt);
+			}
+			pkt->frag = SJ_FRAG_FIRST;
+			continue;
 		}
 		if (next == SJ_IPPROTO_HOPOPTS || next == SJ_IPPROTO_ROUTING ||
 		    next == SJ_IPPROTO_DSTOPTS || next == SJ_IPPROTO_MH ||
@@ -238,6 +355,10 @@ SJ_UNROLL
 				return SJ_PKT_TRUNCATED;
 			continue;
 		}
+		if (pkt->frag == SJ_FRAG_FIRST)
+			return sj_frag_settle(pkt, sj_parse_l4(cur, data_end,
+							       next, cur_off,
+							       pkt));
 		return sj_parse_l4(cur, data_end, next, cur_off, pkt);
 	}
 	return SJ_PKT_EXT_DEEP;

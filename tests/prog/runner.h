@@ -218,7 +218,7 @@ static const char *const rn_stat_names[] = {
 static const char *const rn_tail_names[] = {
 	"new_flow_count", "sparse_steered", "unresponsive_drops",
 	"signals", "signals_expired", "signals_paced",
-	"dequeue_repeats",
+	"dequeue_repeats", "frag_unmatched",
 };
 _Static_assert(sizeof(rn_stat_names) / sizeof(rn_stat_names[0]) +
 	       SJ_PKT_KINDS + sizeof(rn_tail_names) / sizeof(rn_tail_names[0]) ==
