@@ -59,13 +59,18 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 __noinline int sj_parse_frame(struct __sk_buff *skb, struct sj_pkt *pkt)
 {
 	/* a GSO aggregate may be BIG TCP: IPv4 total length 0 */
-	int gso = skb->gso_size != 0;
+	int gso = skb->gso_size != 0, kind;
 
 	if (!pkt)
 		return SJ_PKT_TRUNCATED;
-	return sj_parse_link((void *)(long)skb->data,
+	kind = sj_parse_link((void *)(long)skb->data,
 			     (void *)(long)skb->data_end, cfg_link_layer,
 			     skb->protocol, gso, pkt);
+	/* a fragment joins its datagram's flow (frag.bpf.h); never
+	 * truncated, so never parsed twice */
+	if (kind == SJ_PKT_FRAGMENT)
+		sj_frag_join(skb, pkt);
+	return kind;
 }
 
 static __always_inline int sj_parse_skb(struct __sk_buff *skb,
@@ -306,9 +311,6 @@ int sojourn_egress(struct __sk_buff *skb)
 	kind = sj_parse_skb(skb, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
-	/* a fragment joins its datagram's flow (frag.bpf.h) */
-	if (kind == SJ_PKT_FRAGMENT && !sj_frag_join(&pkt))
-		st->frag_unmatched++;
 	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
 		flow = sj_flow_get(&pkt.key, now, st, skb->len);
 

@@ -166,9 +166,6 @@ struct sj_frag_key {
 struct sj_frag_val {
 	__u16 sport;		/* network order, as sj_flow_key has them */
 	__u16 dport;
-	__u8 proto;		/* the L4 protocol (IPv6: after any header
-				 * in the fragmentable part) */
-	__u8 pad[3];
 };
 
 /* Datagrams remembered, LRU: the fragments of one datagram leave a host
