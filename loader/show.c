@@ -164,6 +164,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_u64("sparse_steered", " sparse_steered %llu", st.sparse_steered);
 	out_u64("unresponsive_drops", " unresponsive_drops %llu",
 		st.unresponsive_drops);
+	out_u64("frag_unmatched", " frag_unmatched %llu", st.frag_unmatched);
 	out_text("\n  parsed:");
 	out_open_object("parsed");
 	for (i = 0; i < SJ_PKT_KINDS; i++) {
