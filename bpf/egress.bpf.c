@@ -20,6 +20,7 @@
 #include "parse.h"
 #include "rate.bpf.h"
 #include "observe.bpf.h"
+#include "frag.bpf.h"
 #include "fair.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -58,13 +59,18 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 __noinline int sj_parse_frame(struct __sk_buff *skb, struct sj_pkt *pkt)
 {
 	/* a GSO aggregate may be BIG TCP: IPv4 total length 0 */
-	int gso = skb->gso_size != 0;
+	int gso = skb->gso_size != 0, kind;
 
 	if (!pkt)
 		return SJ_PKT_TRUNCATED;
-	return sj_parse_link((void *)(long)skb->data,
+	kind = sj_parse_link((void *)(long)skb->data,
 			     (void *)(long)skb->data_end, cfg_link_layer,
 			     skb->protocol, gso, pkt);
+	/* a fragment joins its datagram's flow (frag.bpf.h); never
+	 * truncated, so never parsed twice */
+	if (kind == SJ_PKT_FRAGMENT)
+		sj_frag_join(skb, pkt);
+	return kind;
 }
 
 static __always_inline int sj_parse_skb(struct __sk_buff *skb,
@@ -169,7 +175,8 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		*heavy = 1;
 		goto admit;
 	}
-	if (pkt->key.proto == SJ_IPPROTO_TCP) {
+	/* a fragment carries no TCP header we read (parse.h) */
+	if (pkt->key.proto == SJ_IPPROTO_TCP && pkt->frag == SJ_FRAG_NONE) {
 		int payload = skb->len > pkt->hdr_len;
 
 		answer_intervals = SJ_FAIR_ANSWER_INTERVALS;
@@ -327,7 +334,7 @@ int sojourn_egress(struct __sk_buff *skb)
 	kind = sj_parse_skb(skb, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
-	if (pkt.has_flow && kind < SJ_PKT_FRAGMENT)
+	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
 		flow = sj_flow_get(&pkt.key, now, st, skb->len);
 
 	if (cfg_mode == SJ_MODE_RATE)
@@ -336,7 +343,7 @@ int sojourn_egress(struct __sk_buff *skb)
 		 * marked or take CoDel's drops */
 		return sj_rate(skb, now, set, st, flow, &pkt,
 			       kind > SJ_PKT_FRAGMENT);
-	if (!pkt.has_flow || kind >= SJ_PKT_FRAGMENT)
+	if (!pkt.has_flow || kind > SJ_PKT_FRAGMENT)
 		return SJ_ACT_NEXT;
 	if (cfg_mode == SJ_MODE_OBSERVE) {
 		/* measured at dequeue, never signalled */

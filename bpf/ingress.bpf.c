@@ -16,14 +16,35 @@
 #include "parse.h"
 #include "rate.bpf.h"
 #include "observe.bpf.h"
+#include "frag.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * The parser as a global function, as the tc program has it: the verifier
+ * checks it once, not once per path of the program.  XDP has no
+ * skb->protocol: on an L3 device (generic XDP on tun, WireGuard, a raw-IP
+ * modem) the IP version nibble says.  Frames are never GSO aggregates here.
+ */
+__noinline int sj_parse_xdp(struct xdp_md *ctx, struct sj_pkt *pkt)
+{
+	int kind;
+
+	if (!pkt)
+		return SJ_PKT_TRUNCATED;
+	kind = sj_parse_link((void *)(long)ctx->data,
+			     (void *)(long)ctx->data_end, cfg_link_layer, 0, 0,
+			     pkt);
+	/* a fragment joins its datagram's flow (frag.bpf.h) */
+	if (kind == SJ_PKT_FRAGMENT)
+		sj_frag_join(ctx, pkt);
+	return kind;
+}
 
 SEC("xdp")
 int sojourn_xdp(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
+	void *data, *data_end;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 len = bpf_xdp_get_buff_len(ctx), zero = 0;
 	struct sj_flow *flow = NULL;
@@ -42,13 +63,10 @@ int sojourn_xdp(struct xdp_md *ctx)
 	st->packets++;
 	st->bytes += len;
 
-	/* XDP has no skb->protocol: on an L3 device (generic XDP on tun,
-	 * WireGuard, a raw-IP modem) the IP version nibble says.  Frames
-	 * are never GSO aggregates here. */
-	kind = sj_parse_link(data, data_end, cfg_link_layer, 0, 0, &pkt);
+	kind = sj_parse_xdp(ctx, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
-	if (pkt.has_flow && kind < SJ_PKT_FRAGMENT)
+	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
 		flow = sj_flow_get(&pkt.key, now, st, len);
 
 	ect = kind <= SJ_PKT_FRAGMENT && pkt.ecn != SJ_ECN_NOT_ECT;
@@ -58,6 +76,9 @@ int sojourn_xdp(struct xdp_md *ctx)
 		      kind > SJ_PKT_FRAGMENT, ect, &r);
 	sj_observe_sojourn(flow, r.sojourn_ns);
 
+	/* read after the parse: a call may leave packet pointers stale */
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
 	if (sj_rate_apply(&r, set, st, flow, NULL, data, data_end, &pkt, ect))
 		return XDP_DROP;
 	return XDP_PASS;

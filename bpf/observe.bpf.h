@@ -128,7 +128,7 @@ static __always_inline struct sj_flow *sj_observe_flow_of(__u32 hash)
 }
 
 /*
- * flow may be NULL: the packet had no flow (non-IP, fragment).
+ * flow may be NULL: the packet had no flow (non-IP, a bad header).
  * one_writer: only this CPU writes the flow's histogram now (the dequeue
  * tracepoint, which one CPU at a time runs for a root qdisc), so plain
  * adds do; rate mode's programs run on every CPU at once and need atomics.

@@ -97,17 +97,62 @@ struct sj_ipv6_frag_hdr {
 	__be32 identification;
 };
 
+/*
+ * Where a fragment lies in its datagram.  Only the first carries the L4
+ * header: the parser keys every fragment by addresses and protocol, and
+ * the programs add the first fragment's ports (sj_frag_ports) and remember
+ * them for the later ones (bpf/frag.bpf.h).
+ */
+enum sj_frag {
+	SJ_FRAG_NONE = 0,	/* a whole datagram */
+	SJ_FRAG_FIRST = 1,	/* offset 0: its L4 header at frag_l4_off (an
+				 * IPv6 atomic fragment, offset 0 and no more
+				 * to come, is one too) */
+	SJ_FRAG_LATER = 2,	/* offset > 0: no L4 header */
+};
+
+/* IPv4 flags and offset (frag_off), IPv6 fragment header offset and M */
+#define SJ_IP_MF		0x2000
+#define SJ_IP_OFFSET		0x1fff	/* 8-byte units */
+#define SJ_IP6_OFFSET		0xfff8	/* already in bytes: units << 3 */
+#define SJ_IP6_MF		0x0001
+/* A power of two less one that every IPv6 fragment header's offset fits,
+ * and that the verifier takes as a bound on a packet offset (its own
+ * limit is 0xffff with what is added to it) */
+#define SJ_FRAG_HDR_OFF_MAX	0x7fff
+_Static_assert(SJ_L3_OFF_MAX + 40 + SJ_MAX_IPV6_EXT * 2048 + 8 <= SJ_FRAG_HDR_OFF_MAX,
+	       "every fragment header's offset fits SJ_FRAG_HDR_OFF_MAX");
+/* No datagram is longer (RFC 791; RFC 8200 without a jumbo option, which
+ * a fragmented datagram cannot have, RFC 2675 section 5) */
+#define SJ_IP_MAX_LEN		65535
+
 struct sj_pkt {
 	struct sj_flow_key key;
-	__u32 l3_off;		/* from the start of the frame */
+	__u16 l3_off;		/* from the start of the frame */
+	union {
+		__u16 frag_l4_off;	/* a fragment's data (a first one's
+					 * L4 header), from the frame's
+					 * start */
+		__u16 tcp_flags;	/* a whole TCP packet: its flags
+					 * byte (CWR ... FIN) */
+	};
 	__u8 kind;		/* enum sj_pkt_kind */
 	__u8 ecn;		/* the IP header's two ECN bits */
 	__u8 has_flow;		/* key is valid */
-	__u8 tcp_flags;		/* TCP: the header's flags byte (CWR ... FIN) */
-	__u32 tcp_seq;		/* TCP: the sequence number, host order */
+	__u8 frag;		/* enum sj_frag */
 	__u32 hdr_len;		/* from the frame's start to the end of the
 				 * TCP or UDP header: what each GSO segment
-				 * repeats; 0 for other packets */
+				 * repeats; 0 for other packets and for
+				 * fragments */
+	/* a fragment's datagram: its identification (IPv4's 16 bits, or
+	 * IPv6's 32, network order), which every fragment of it repeats
+	 * with the addresses and key.proto (the protocol its IP header or
+	 * fragment header names); a whole TCP packet's sequence number
+	 * (host order) instead */
+	union {
+		__u32 frag_id;
+		__u32 tcp_seq;
+	};
 };
 
 /* l4_off: where l4 starts in the frame */
@@ -156,6 +201,39 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 }
 
 /*
+ * A fragment: no L4 header is read here, for the verifier's sake (an IPv6
+ * fragment header may sit at any of the walk's places, and reading on
+ * after each would make it check the walk over again).  Keyed by addresses
+ * and protocol; the programs add the first fragment's ports.
+ */
+static __always_inline int sj_frag(struct sj_pkt *pkt, __u8 frag, __u32 id,
+				   __u8 proto, __u32 l4_off)
+{
+	pkt->frag = frag;
+	pkt->frag_id = id;
+	pkt->frag_l4_off = l4_off;
+	pkt->key.proto = proto;
+	pkt->has_flow = 1;
+	return SJ_PKT_FRAGMENT;
+}
+
+/*
+ * An IPv4 fragment.  One whose end lies past 65535 bytes can never be
+ * reassembled (the kernel drops the datagram as oversized,
+ * net/ipv4/ip_fragment.c): a bad header, passed as it is.
+ */
+static __always_inline int sj_parse_frag4(struct iphdr *ip, __u32 l4_off,
+					  __u32 tot_len, struct sj_pkt *pkt)
+{
+	__u32 offset = (bpf_ntohs(ip->frag_off) & SJ_IP_OFFSET) * 8;
+
+	if (offset + tot_len > SJ_IP_MAX_LEN)
+		return SJ_PKT_BAD_HEADER;
+	return sj_frag(pkt, offset ? SJ_FRAG_LATER : SJ_FRAG_FIRST, ip->id,
+		       ip->protocol, l4_off);
+}
+
+/*
  * gso: the packet is a GSO aggregate (skb_is_gso).  Its total length may
  * then be 0, which BIG TCP writes for IPv4 aggregates over 64 KB and the
  * kernel reads as "the rest of the skb" (iph_totlen); on anything else a
@@ -184,9 +262,8 @@ static __always_inline int sj_parse_ipv4(void *data, void *data_end,
 	pkt->key.family = 4;
 	pkt->key.saddr[0] = ip->saddr;
 	pkt->key.daddr[0] = ip->daddr;
-	/* any fragment: later ones carry no ports, so none get a flow */
-	if (ip->frag_off & bpf_htons(0x3fff))
-		return SJ_PKT_FRAGMENT;
+	if (ip->frag_off & bpf_htons(SJ_IP_MF | SJ_IP_OFFSET))
+		return sj_parse_frag4(ip, off + ihl * 4, tot_len, pkt);
 	return sj_parse_l4((void *)ip + ihl * 4, data_end, ip->protocol,
 			   off + ihl * 4, pkt);
 }
@@ -217,9 +294,19 @@ SJ_UNROLL
 	/* one pass per extension header, and one more for the L4 header */
 	for (i = 0; i <= SJ_MAX_IPV6_EXT; i++) {
 		if (next == SJ_IPPROTO_FRAGMENT) {
-			if (cur + sizeof(struct sj_ipv6_frag_hdr) > data_end)
+			struct sj_ipv6_frag_hdr *fh = cur;
+			__u16 fo;
+
+			if ((void *)(fh + 1) > data_end)
 				return SJ_PKT_TRUNCATED;
-			return SJ_PKT_FRAGMENT;
+			fo = bpf_ntohs(fh->frag_off);
+			/* offset 0 and no more to come is an atomic fragment
+			 * (RFC 6946), a whole datagram: keyed as a first
+			 * fragment, which it is too.  Its lengths are
+			 * checked once the walk is over (sj_frag6_bad). */
+			return sj_frag(pkt, fo & SJ_IP6_OFFSET ? SJ_FRAG_LATER :
+					    SJ_FRAG_FIRST, fh->identification,
+				       fh->nexthdr, cur_off + sizeof(*fh));
 		}
 		if (next == SJ_IPPROTO_HOPOPTS || next == SJ_IPPROTO_ROUTING ||
 		    next == SJ_IPPROTO_DSTOPTS || next == SJ_IPPROTO_MH ||
@@ -366,6 +453,49 @@ static __always_inline int sj_parse_l3(void *data, void *data_end,
 }
 
 /*
+ * An IPv6 fragment as the walk left it in pkt.  Bad, as the kernel finds
+ * it (ip6_frag_queue, net/ipv6/reassembly.c), when its data would end past
+ * 65535 bytes, or when a fragment with more to come is not a multiple of 8
+ * bytes long; and when the payload length does not even cover the headers
+ * up to its data.  An atomic fragment is never bad here.  Checked once,
+ * here, not at each of the walk's places a fragment header may sit: each
+ * check there was a path more for the verifier at every one of them.
+ */
+static __always_inline int sj_frag6_bad(void *data, void *data_end,
+					const struct sj_pkt *pkt)
+{
+	__u32 off, fo_at, payload, unfrag, len, fo;
+	struct ipv6hdr *ip6;
+	__be16 *fo_be;
+
+	/* what the walk stored, read back from pkt: the verifier then
+	 * meets one state here, not one per place the walk came from */
+	asm volatile("" ::: "memory");
+	off = pkt->l3_off & SJ_L3_OFF_MAX;
+	/* the fragment header's offset and M flag, 6 bytes before its
+	 * data: read again, bounded for the verifier (it lies within
+	 * SJ_L3_OFF_MAX + 40 + SJ_MAX_IPV6_EXT * 2048 bytes) */
+	fo_at = (__u32)(pkt->frag_l4_off - 6) & SJ_FRAG_HDR_OFF_MAX;
+	ip6 = data + off;
+	fo_be = data + fo_at;
+	if ((void *)(fo_be + 1) > data_end)
+		return 0;
+	fo = bpf_ntohs(*fo_be);
+	if ((void *)(ip6 + 1) > data_end)
+		return 0;
+	if (!(fo & (SJ_IP6_OFFSET | SJ_IP6_MF)))
+		return 0;
+	payload = bpf_ntohs(ip6->payload_len);
+	unfrag = pkt->frag_l4_off - off - sizeof(*ip6);
+	if (payload < unfrag)
+		return 1;
+	len = payload - unfrag;
+	if ((fo & SJ_IP6_OFFSET) + len > SJ_IP_MAX_LEN)
+		return 1;
+	return (fo & SJ_IP6_MF) && (len & 7);
+}
+
+/*
  * Parse one frame of a link of type `link` (enum sj_link_layer); l3_proto
  * and gso as sj_parse_l3 and sj_parse_ipv4 take them.  Returns the kind;
  * pkt->has_flow says whether pkt->key names a flow.  Never reads outside
@@ -375,10 +505,41 @@ static __always_inline int sj_parse_link(void *data, void *data_end,
 					 __u32 link, __be16 l3_proto, int gso,
 					 struct sj_pkt *pkt)
 {
+	int kind;
+
 	__builtin_memset(pkt, 0, sizeof(*pkt));
 	if (link == SJ_LINK_L3)
-		return sj_parse_l3(data, data_end, l3_proto, gso, pkt);
-	return sj_parse_eth(data, data_end, gso, pkt);
+		kind = sj_parse_l3(data, data_end, l3_proto, gso, pkt);
+	else
+		kind = sj_parse_eth(data, data_end, gso, pkt);
+	if (kind == SJ_PKT_FRAGMENT && pkt->key.family == 6 &&
+	    sj_frag6_bad(data, data_end, pkt))
+		return SJ_PKT_BAD_HEADER;
+	return kind;
+}
+
+/* How many bytes of a first fragment's L4 header sj_frag_ports reads */
+#define SJ_FRAG_L4_BYTES	8
+
+/*
+ * A first fragment's ports, from the first SJ_FRAG_L4_BYTES of its L4
+ * header (l4, copied out by the caller; a fragment shorter than that keeps
+ * its key of addresses and protocol): what sj_parse_l4 reads of a whole
+ * packet.  The protocol is the IP header's or the fragment header's: an
+ * IPv6 datagram with an extension header in its fragmentable part (rare:
+ * destination options) stays keyed by that header's number.
+ */
+static __always_inline void sj_frag_ports(struct sj_pkt *pkt, const __u8 *l4)
+{
+	__u8 proto = pkt->key.proto;
+
+	if (proto == SJ_IPPROTO_TCP || proto == SJ_IPPROTO_UDP) {
+		__builtin_memcpy(&pkt->key.sport, l4, 2);
+		__builtin_memcpy(&pkt->key.dport, l4 + 2, 2);
+	} else if ((proto == SJ_IPPROTO_ICMP || proto == SJ_IPPROTO_ICMPV6) &&
+		   (l4[0] == 0 || l4[0] == 8 || l4[0] == 128 || l4[0] == 129)) {
+		__builtin_memcpy(&pkt->key.sport, l4 + 4, 2);
+	}
 }
 
 /* One Ethernet frame, not a GSO aggregate */

@@ -122,7 +122,8 @@ enum sj_pkt_kind {
 	SJ_PKT_UDP,
 	SJ_PKT_ICMP,		/* ICMP and ICMPv6 */
 	SJ_PKT_OTHER_L4,	/* IP with another protocol: keyed by addresses */
-	SJ_PKT_FRAGMENT,	/* non-first or first fragment: no ports to key */
+	SJ_PKT_FRAGMENT,	/* an IPv4 or IPv6 fragment: keyed to its
+				 * datagram's flow (bpf/frag.bpf.h) */
 	SJ_PKT_NON_IP,		/* ARP, LLDP, ...: passed untouched */
 	SJ_PKT_TRUNCATED,	/* a header ran past the packet's end */
 	SJ_PKT_BAD_HEADER,	/* IHL < 5, IPv6 version mismatch, ... */
@@ -145,6 +146,32 @@ struct sj_flow_key {
 	__u8 family;		/* 4 or 6 */
 	__u16 pad;
 };
+
+/*
+ * A datagram whose first fragment was seen: its addresses, protocol and
+ * identification, as every fragment of it repeats them (the kernel
+ * reassembles by the same, net/ipv4/ip_fragment.c ip_find, and
+ * net/ipv6/reassembly.c).  The value is what its later fragments lack.
+ */
+struct sj_frag_key {
+	__u32 saddr[4];		/* network order, IPv4 in the first word */
+	__u32 daddr[4];
+	__u32 id;		/* IPv4: 16 bits, network order; IPv6: 32 */
+	__u8 proto;		/* the IP header's, or the fragment header's
+				 * next header */
+	__u8 family;
+	__u16 pad;
+};
+
+struct sj_frag_val {
+	__u16 sport;		/* network order, as sj_flow_key has them */
+	__u16 dport;
+};
+
+/* Datagrams remembered, LRU: the fragments of one datagram leave a host
+ * back to back and arrive within a few packets of each other, so this
+ * only needs to outlast the few datagrams in flight at once */
+#define SJ_FRAG_MAP_SIZE	1024
 
 struct sj_flow {
 	__u64 packets;
@@ -218,6 +245,9 @@ struct sj_stats {
 	__u64 dequeue_repeats;	/* one skb seen again: GSO segments after the
 				 * first, NETDEV_TX_BUSY requeues: not measured
 				 * twice */
+	__u64 frag_unmatched;	/* later fragments whose first fragment was
+				 * not seen (reordered, or forgotten): keyed
+				 * by addresses and protocol alone */
 };
 
 /*

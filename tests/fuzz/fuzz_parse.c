@@ -100,8 +100,29 @@ static void parse_one(__u8 *frame, size_t size, __u32 link, __be16 l3_proto,
 		if (pkt.l3_off + need > size)
 			abort();
 		check_mark(frame, size, &pkt);
-	} else if (kind < SJ_PKT_FRAGMENT) {
+	} else if (kind <= SJ_PKT_FRAGMENT) {
 		abort();	/* a flow without addresses */
+	}
+	/* a fragment always has a flow, by addresses and protocol, its
+	 * data (a first one's L4 header) past its headers and inside the
+	 * datagram's 64 KB */
+	if (kind == SJ_PKT_FRAGMENT &&
+	    (!pkt.has_flow || pkt.key.sport || pkt.key.dport ||
+	     (pkt.frag != SJ_FRAG_FIRST && pkt.frag != SJ_FRAG_LATER) ||
+	     pkt.frag_l4_off < pkt.l3_off + (pkt.key.family == 4 ? 20 : 48) ||
+	     pkt.frag_l4_off > size))
+		abort();
+	/* and the ports the programs read from the first fragment's L4
+	 * header touch nothing else */
+	if (kind == SJ_PKT_FRAGMENT && pkt.frag == SJ_FRAG_FIRST &&
+	    pkt.frag_l4_off + SJ_FRAG_L4_BYTES <= size) {
+		struct sj_flow_key before = pkt.key;
+
+		sj_frag_ports(&pkt, frame + pkt.frag_l4_off);
+		before.sport = pkt.key.sport;
+		before.dport = pkt.key.dport;
+		if (memcmp(&before, &pkt.key, sizeof(before)))
+			abort();
 	}
 	/* the headers a GSO segment repeats: past the IP header for TCP
 	 * (its data offset unchecked: wire.h does not trust a length past

@@ -42,8 +42,17 @@ struct frame {
 	int family;		/* 4, 6 or 0 */
 	int kind;		/* enum sj_pkt_kind the parser must return */
 	__u32 need;		/* shorter than this is SJ_PKT_TRUNCATED */
-	struct sj_flow_key key;	/* when kind < SJ_PKT_FRAGMENT */
+	struct sj_flow_key key;	/* when kind <= SJ_PKT_FRAGMENT */
 	int settled;		/* kind no longer changes */
+	/* fragments: keyed by addresses and protocol; the program adds a
+	 * first fragment's ports when the 8 bytes they lie in are there
+	 * (from l4 on); a later fragment is counted as frag_unmatched when
+	 * the program saw no first of its datagram (as in every run here) */
+	int frag_first;
+	int frag_later;
+	int frag_more;		/* IPv6: more to come, the data after
+				 * frag_end must come in 8-byte units */
+	__u32 frag_end;
 	int tags;		/* VLAN tags so far */
 	int exts;		/* IPv6 extension headers so far */
 	int labels;		/* MPLS labels so far */
@@ -91,6 +100,24 @@ static inline void fr_l4_default(struct frame *f, __u8 proto)
 {
 	f->kind = SJ_PKT_OTHER_L4;
 	f->key.proto = proto;
+}
+
+/* A fragment: the parse ends at its IP or fragment header */
+static inline void fr_fragment(struct frame *f, __u8 proto, int first)
+{
+	f->frag_first = first;
+	f->frag_later = !first;
+	f->kind = SJ_PKT_FRAGMENT;
+	f->key.proto = proto;
+	f->l4 = f->len;
+	fr_settle(f, SJ_PKT_FRAGMENT, f->len);
+}
+
+/* Whether the header just put at h is a first fragment's L4 header, whose
+ * ports the program reads (sj_frag_ports) */
+static inline int fr_frag_l4(const struct frame *f, const __u8 *h)
+{
+	return f->frag_first && h == f->b + f->l4;
 }
 
 static inline int fr_is_vlan(__u16 proto)
@@ -201,9 +228,10 @@ static inline void fr_ip4(struct frame *f, __u8 tos, __u8 proto, __u8 ihl,
 		return;
 	}
 	f->l4 = f->len;
-	fr_l4_default(f, proto);
 	if (frag & 0x3fff)
-		fr_settle(f, SJ_PKT_FRAGMENT, f->len);
+		fr_fragment(f, proto, !(frag & 0x1fff));
+	else
+		fr_l4_default(f, proto);
 }
 
 static inline void fr_ip6(struct frame *f, __u8 tclass, __u32 flowlbl,
@@ -254,6 +282,8 @@ static inline void fr_ext6(struct frame *f, __u8 type, __u8 next, __u32 len)
 		fr_settle(f, SJ_PKT_EXT_DEEP, f->len);
 }
 
+/* A fragment header ends the parse; offset 0 and no more, an atomic
+ * fragment (RFC 6946), is keyed as a first fragment */
 static inline void fr_frag6(struct frame *f, __u8 next, __u16 off8, int more)
 {
 	__u8 *h = fr_put(f, NULL, 8);
@@ -261,7 +291,11 @@ static inline void fr_frag6(struct frame *f, __u8 next, __u16 off8, int more)
 	h[0] = next;
 	fr_put16(h + 2, off8 << 3 | (more ? 1 : 0));
 	fr_put16(h + 6, 0x4242);
-	fr_settle(f, SJ_PKT_FRAGMENT, f->len);
+	if (f->settled)
+		return;
+	f->frag_more = more;
+	f->frag_end = f->len;
+	fr_fragment(f, next, !off8);
 }
 
 static inline void fr_tcp(struct frame *f, __u16 sport, __u16 dport)
@@ -275,6 +309,10 @@ static inline void fr_tcp(struct frame *f, __u16 sport, __u16 dport)
 	h[13] = 0x10;		/* ACK */
 	fr_put16(h + 14, 512);
 	fr_put(f, "payload!", 8);
+	if (fr_frag_l4(f, h)) {
+		f->key.sport = htons(sport);
+		f->key.dport = htons(dport);
+	}
 	if (f->settled)
 		return;
 	f->kind = SJ_PKT_TCP;
@@ -291,6 +329,10 @@ static inline void fr_udp(struct frame *f, __u16 sport, __u16 dport)
 	fr_put16(h + 2, dport);
 	fr_put16(h + 4, 8 + 12);
 	fr_put(f, "hello world!", 12);
+	if (fr_frag_l4(f, h)) {
+		f->key.sport = htons(sport);
+		f->key.dport = htons(dport);
+	}
 	if (f->settled)
 		return;
 	f->kind = SJ_PKT_UDP;
@@ -308,6 +350,9 @@ static inline void fr_icmp(struct frame *f, __u8 type, __u16 id)
 	fr_put16(h + 4, id);
 	fr_put16(h + 6, 1);
 	fr_put(f, "ping-data", 9);
+	if (fr_frag_l4(f, h) &&
+	    (type == 0 || type == 8 || type == 128 || type == 129))
+		f->key.sport = htons(id);
 	if (f->settled)
 		return;
 	f->kind = SJ_PKT_ICMP;
@@ -357,6 +402,14 @@ static inline void fr_finish(struct frame *f)
 		fr_ip4_csum(ip);
 	} else if (f->family == 6) {
 		fr_put16(ip + 4, f->len - f->l3 - 40);
+		/* RFC 8200: a fragment with more to come carries 8-byte
+		 * units; the parser, as the kernel, finds it bad at its
+		 * fragment header */
+		if (f->frag_more && (f->len - f->frag_end) % 8) {
+			f->kind = SJ_PKT_BAD_HEADER;
+			f->need = f->frag_end;
+			f->settled = 1;
+		}
 	}
 }
 
@@ -368,7 +421,30 @@ static inline int fr_kind_at(const struct frame *f, __u32 len)
 
 static inline int fr_has_flow(int kind)
 {
-	return kind < SJ_PKT_FRAGMENT;
+	return kind <= SJ_PKT_FRAGMENT;
+}
+
+/* The flow key of the frame cut to len bytes, of that kind (NULL: none):
+ * a first fragment keeps its ports only while the 8 bytes they lie in
+ * are there; tmp holds the key without them */
+static inline const struct sj_flow_key *fr_key_at(const struct frame *f,
+						  __u32 len, int kind,
+						  struct sj_flow_key *tmp)
+{
+	if (kind != f->kind || !fr_has_flow(kind))
+		return NULL;
+	if (!f->frag_first || len >= f->l4 + SJ_FRAG_L4_BYTES)
+		return &f->key;
+	*tmp = f->key;
+	tmp->sport = tmp->dport = 0;
+	return tmp;
+}
+
+/* Whether the frame cut to a length of this kind is a later fragment the
+ * program finds no first for: one counted in frag_unmatched */
+static inline int fr_unmatched(const struct frame *f, int kind)
+{
+	return kind == SJ_PKT_FRAGMENT && kind == f->kind && f->frag_later;
 }
 
 /* ------------------------------------------------------------------ */
@@ -570,6 +646,17 @@ static inline void b_frag6_first(struct frame *f)
 	fr_ip6(f, 0, 0, P_FRAG);
 	fr_frag6(f, P_UDP, 0, 1);
 	fr_udp(f, 40008, 53);
+	fr_put(f, NULL, 4);	/* 8-byte units: there is more to come */
+	fr_finish(f);
+}
+
+/* more to come, and 20 bytes of it: not in 8-byte units */
+static inline void b_frag6_odd(struct frame *f)
+{
+	fr_eth(f, 0x86dd);
+	fr_ip6(f, 0, 0, P_FRAG);
+	fr_frag6(f, P_UDP, 0, 1);
+	fr_udp(f, 40009, 53);
 	fr_finish(f);
 }
 
@@ -848,6 +935,7 @@ static const struct fr_base fr_bases[] = {
 	{ "ipv6_frag_first",	b_frag6_first,	SJ_PKT_FRAGMENT },
 	{ "ipv6_frag_later",	b_frag6_later,	SJ_PKT_FRAGMENT },
 	{ "ipv6_frag_atomic",	b_frag6_atomic,	SJ_PKT_FRAGMENT },
+	{ "ipv6_frag_odd_units", b_frag6_odd,	SJ_PKT_BAD_HEADER },
 	{ "vlan_ipv4_tcp",	b_vlan_tcp4,	SJ_PKT_TCP },
 	{ "qinq_ipv6_udp",	b_qinq_udp6,	SJ_PKT_UDP },
 	{ "qinq_8100_88a8_tcp",	b_qinq_rev_tcp4, SJ_PKT_TCP },

@@ -23,6 +23,7 @@
 struct runner {
 	const char *name;
 	int prog, settings, queues, stats, flows;
+	int frags;		/* the fragments' first-fragment memory */
 	int xdp;
 	int rate;		/* rate mode: the horizon is its drop rule */
 	int pass, drop;		/* its verdicts */
@@ -79,7 +80,9 @@ static inline void rn_init(struct runner *r, const char *name,
 	r->queues = bpf_object__find_map_fd_by_name(obj, "queues");
 	r->stats = bpf_object__find_map_fd_by_name(obj, "stats");
 	r->flows = bpf_object__find_map_fd_by_name(obj, "flows");
-	if (r->settings < 0 || r->queues < 0 || r->stats < 0 || r->flows < 0)
+	r->frags = bpf_object__find_map_fd_by_name(obj, "frag_flows");
+	if (r->settings < 0 || r->queues < 0 || r->stats < 0 || r->flows < 0 ||
+	    r->frags < 0)
 		rn_die("maps by name");
 	r->xdp = xdp;
 	r->rate = rate;
@@ -110,6 +113,17 @@ static inline void rn_flows_clear(const struct runner *r)
 	while (bpf_map_get_next_key(r->flows, NULL, &k) == 0)
 		if (bpf_map_delete_elem(r->flows, &k))
 			rn_die("delete flow");
+}
+
+/* Forgets every first fragment seen: a later fragment run next is one
+ * whose first the program has not seen */
+static inline void rn_frags_clear(const struct runner *r)
+{
+	struct sj_frag_key k;
+
+	while (bpf_map_get_next_key(r->frags, NULL, &k) == 0)
+		if (bpf_map_delete_elem(r->frags, &k))
+			rn_die("delete a fragment's datagram");
 }
 
 static inline void rn_prepare(const struct runner *r, const struct setup *s)
@@ -145,6 +159,7 @@ static inline void rn_prepare(const struct runner *r, const struct setup *s)
 	if (bpf_map_update_elem(r->queues, &zero, &q, 0))
 		rn_die("write queues[0]");
 	rn_flows_clear(r);
+	rn_frags_clear(r);
 	if (!r->rate && s->flow) {
 		struct sj_flow f = {
 			.first_seen_ns = rn_mono_ns(),
@@ -218,7 +233,7 @@ static const char *const rn_stat_names[] = {
 static const char *const rn_tail_names[] = {
 	"new_flow_count", "sparse_steered", "unresponsive_drops", "tcp_answers",
 	"signals", "signals_expired", "signals_paced",
-	"dequeue_repeats",
+	"dequeue_repeats", "frag_unmatched",
 };
 _Static_assert(sizeof(rn_stat_names) / sizeof(rn_stat_names[0]) +
 	       SJ_PKT_KINDS + sizeof(rn_tail_names) / sizeof(rn_tail_names[0]) ==

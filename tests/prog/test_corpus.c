@@ -149,13 +149,14 @@ static int ran(const struct runner *r, const char *frame, const __u8 *data,
 
 /*
  * The frame as the parser must see it: passed unchanged, counted once under
- * `kind`, a flow only for a parsed packet; key (may be NULL) is the flow.
+ * `kind`, a flow only for a parsed packet; key (may be NULL) is the flow;
+ * unmatched: a later fragment whose first the program has not seen.
  * Then under the drop rule: a signal drops only a parsed packet, the
  * horizon any.
  */
 static void check_frame(const struct runner *r, const char *frame,
 			const __u8 *data, __u32 len, int kind,
-			const struct sj_flow_key *key)
+			const struct sj_flow_key *key, int unmatched)
 {
 	struct setup plain = { .ecn = 1 }, rule = { .ecn = 0 };
 	struct sj_stats want = { .packets = 1, .bytes = len };
@@ -164,6 +165,7 @@ static void check_frame(const struct runner *r, const char *frame,
 
 	want.kind[kind] = 1;
 	want.flows_created = flow;
+	want.frag_unmatched = unmatched;
 
 	rn_run(r, data, len, &plain, 1, &res);
 	if (!ran(r, frame, data, len))
@@ -201,6 +203,7 @@ static void check_frame(const struct runner *r, const char *frame,
 	want.bytes = len;
 	want.kind[kind] = 1;
 	want.flows_created = flow && !rule.flow;
+	want.frag_unmatched = unmatched;
 	if (dropped && r->rate)
 		want.drop_overlimit = 1;
 	else if (dropped)
@@ -221,7 +224,8 @@ static void check_built(const char *frame, const struct frame *f)
 {
 	for (int i = 0; i < nrunners; i++)
 		check_frame(&runners[i], frame, f->b, f->len, f->kind,
-			    fr_has_flow(f->kind) ? &f->key : NULL);
+			    fr_has_flow(f->kind) ? &f->key : NULL,
+			    fr_unmatched(f, f->kind));
 }
 
 /* ------------------------------------------------------------------ */
@@ -257,6 +261,7 @@ static void wrap_vlan(const struct frame *f, struct frame *w)
 	w->len = f->len + 4;
 	w->need = f->need + 4;
 	w->l3 = f->l3 ? f->l3 + 4 : 0;
+	w->l4 = f->l4 ? f->l4 + 4 : 0;
 	w->tags = f->tags + 1;
 	if (!f->settled && w->tags > SJ_MAX_VLAN_TAGS) {
 		w->kind = SJ_PKT_VLAN_DEEP;
@@ -266,6 +271,7 @@ static void wrap_vlan(const struct frame *f, struct frame *w)
 
 static void sweep(const char *base, const struct frame *f)
 {
+	struct sj_flow_key tmp;
 	char name[96];
 
 	for (__u32 len = 0; len <= f->len; len++) {
@@ -274,7 +280,8 @@ static void sweep(const char *base, const struct frame *f)
 		snprintf(name, sizeof(name), "%s cut to %u", base, len);
 		for (int i = 0; i < nrunners; i++)
 			check_frame(&runners[i], name, f->b, len, kind,
-				    kind == f->kind && fr_has_flow(kind) ? &f->key : NULL);
+				    fr_key_at(f, len, kind, &tmp),
+				    fr_unmatched(f, kind));
 	}
 }
 
@@ -324,13 +331,14 @@ static void test_l3(void)
 		n++;
 		for (__u32 len = 0; len <= fr2.len && len <= 256; len++) {
 			int kind = fr_kind_at(&fr2, len);
+			struct sj_flow_key tmp;
 
 			snprintf(name, sizeof(name), "l3 %s%s%u", fr_bases[i].name,
 				 len == fr2.len ? ", whole, " : " cut to ", len);
 			for (int r = 0; r < nl3runners; r++)
 				check_frame(&l3runners[r], name, fr2.b, len, kind,
-					    kind == fr2.kind && fr_has_flow(kind) ?
-					    &fr2.key : NULL);
+					    fr_key_at(&fr2, len, kind, &tmp),
+					    fr_unmatched(&fr2, kind));
 		}
 	}
 	if (n < 10)
@@ -395,7 +403,7 @@ static void test_ihl(void)
 					 "in the options", ihl);
 				for (int i = 0; i < nrunners; i++)
 					check_frame(&runners[i], name, fr.b, fr.len,
-						    SJ_PKT_TRUNCATED, NULL);
+						    SJ_PKT_TRUNCATED, NULL, 0);
 			}
 		}
 	}
@@ -429,7 +437,7 @@ static void test_ipv6_ext(void)
 			 types[t], longest);
 		for (int i = 0; i < nrunners; i++)
 			check_frame(&runners[i], name, fr.b, fr.len,
-				    SJ_PKT_TRUNCATED, NULL);
+				    SJ_PKT_TRUNCATED, NULL, 0);
 
 		/* the smallest: AH with length 0 is 8 bytes */
 		fr_eth(&fr, 0x86dd);
@@ -461,6 +469,7 @@ static void test_ipv6_ext(void)
 			fr_ext6(&fr, P_DST, i + 1 < n ? P_DST : P_FRAG, 8);
 		fr_frag6(&fr, P_UDP, 0, 1);
 		fr_udp(&fr, 4300 + n, 53);
+		fr_put(&fr, NULL, 4);	/* 8-byte units */
 		fr_finish(&fr);
 		snprintf(name, sizeof(name), "chain of %d, then a fragment", n);
 		check_built(name, &fr);
@@ -532,7 +541,7 @@ static void test_zero_length(void)
 		if (res.err != -EINVAL) {
 			/* if a kernel lets it through, it must pass as truncated */
 			check_frame(&runners[i], "0 bytes", fr.b, 0,
-				    SJ_PKT_TRUNCATED, NULL);
+				    SJ_PKT_TRUNCATED, NULL, 0);
 			continue;
 		}
 		check_delta(&(struct sj_stats){ 0 });
@@ -573,7 +582,7 @@ static void test_jumbo(void)
 					continue;
 				}
 				check_frame(&runners[i], name, fr.b, fr.len,
-					    fr.kind, &fr.key);
+					    fr.kind, &fr.key, 0);
 			}
 		}
 	}
@@ -594,6 +603,54 @@ static void test_jumbo(void)
 	fr.b[fr.len - 1] = 0xa0;
 	fr_tcp(&fr, 6000, 80);
 	check_built("ipv6 jumbogram", &fr);
+	group_end();
+}
+
+/* A later fragment of the IPv6 base frame's datagram (b_frag6_first) */
+static void b_frag6_first_later(struct frame *f)
+{
+	fr_eth(f, 0x86dd);
+	fr_ip6(f, 0, 0, P_FRAG);
+	fr_frag6(f, P_UDP, 3, 0);
+	fr_put(f, "the datagram's end", 18);
+	fr_finish(f);
+}
+
+/* Through every program: the first fragment, then a later one of the
+ * same datagram, which lands on the first's flow, uncounted */
+static void test_frag_join(void)
+{
+	static const struct setup plain = { .ecn = 1 };
+	static const fr_build_fn firsts[] = { b_frag4_first, b_frag6_first };
+	static const fr_build_fn laters[] = { b_frag4_later, b_frag6_first_later };
+	char g[96], w[96];
+
+	group_begin("fragment_join");
+	for (int i = 0; i < nrunners; i++)
+		for (int v6 = 0; v6 < 2; v6++) {
+			const char *name = v6 ? "ipv6 first, then later" :
+						"ipv4 first, then later";
+
+			firsts[v6](&fr);
+			laters[v6](&fr2);
+			rn_run(&runners[i], fr.b, fr.len, &plain, 1, &res);
+			rn_run(&runners[i], fr2.b, fr2.len, &plain, 0, &res);
+			if (res.err)
+				bad("test_run: %s", strerror(-res.err));
+			else if (res.nflows != 1 || res.d.frag_unmatched ||
+				 res.d.kind[SJ_PKT_FRAGMENT] != 1 ||
+				 res.flow.packets != 2)
+				bad("%d flows, %llu unmatched, flow of %llu packets; "
+				    "want 1, 0, 2", res.nflows,
+				    (unsigned long long)res.d.frag_unmatched,
+				    (unsigned long long)res.flow.packets);
+			else if (memcmp(&res.key, &fr.key, sizeof(fr.key))) {
+				rn_fmt_key(&res.key, g, sizeof(g));
+				rn_fmt_key(&fr.key, w, sizeof(w));
+				bad("flow key %s, want %s", g, w);
+			}
+			frame_done(&runners[i], name);
+		}
 	group_end();
 }
 
@@ -817,6 +874,7 @@ int main(void)
 	test_zero_length();
 	test_jumbo();
 	test_ecn();
+	test_frag_join();
 
 	printf("%s: %d groups failed, programs:", failures ? "FAIL" : "PASS",
 	       failures);

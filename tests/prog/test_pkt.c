@@ -280,6 +280,7 @@ static struct sj_flow_key key6(__u8 proto, __u16 sport, __u16 dport)
 static struct {
 	struct sojourn_bpf *skel;
 	int prog, settings, queues, stats, flows;
+	int frags;		/* fragments' first-fragment memory */
 	int ncpu;
 	__u64 queue_flags;	/* BPF_F_LOCK if the map takes it */
 } env;
@@ -300,6 +301,9 @@ struct setup {
 	__u32 sparse_priority;
 	__u64 backlog;
 	__u8 steered;
+	/* keep the flows and the fragments' memory of the run before (a
+	 * seeded flow is then written over its old self) */
+	int keep;
 };
 
 /* The context and test_run flags the check_* helpers run with: a GSO
@@ -366,6 +370,15 @@ static void flows_clear(void)
 			die("delete flow", errno);
 }
 
+static void frags_clear(void)
+{
+	struct sj_frag_key k;
+
+	while (bpf_map_get_next_key(env.frags, NULL, &k) == 0)
+		if (bpf_map_delete_elem(env.frags, &k))
+			die("delete a fragment's datagram", errno);
+}
+
 static void prepare(const struct setup *s)
 {
 	struct sj_settings set = {
@@ -390,7 +403,10 @@ static void prepare(const struct setup *s)
 		die("write settings", errno);
 	if (bpf_map_update_elem(env.queues, &zero, &q, env.queue_flags))
 		die("write queues[0]", errno);
-	flows_clear();
+	if (!s->keep) {
+		flows_clear();
+		frags_clear();
+	}
 	if (s->flow) {
 		struct sj_flow f = {
 			.first_seen_ns = mono_ns(),
@@ -401,7 +417,8 @@ static void prepare(const struct setup *s)
 			.steered = s->steered,
 		};
 
-		if (bpf_map_update_elem(env.flows, s->flow, &f, BPF_NOEXIST))
+		if (bpf_map_update_elem(env.flows, s->flow, &f,
+					s->keep ? BPF_ANY : BPF_NOEXIST))
 			die("seed the flow", errno);
 	}
 }
@@ -497,7 +514,7 @@ static const char *const stat_names[] = {
 static const char *const tail_names[] = {
 	"new_flow_count", "sparse_steered", "unresponsive_drops", "tcp_answers",
 	"signals", "signals_expired", "signals_paced",
-	"dequeue_repeats",
+	"dequeue_repeats", "frag_unmatched",
 };
 _Static_assert(ARRAY_SIZE(stat_names) + SJ_PKT_KINDS + ARRAY_SIZE(tail_names) ==
 	       NSTAT, "a name for every counter");
@@ -744,32 +761,36 @@ static void b_arp(struct frame *f, struct sj_flow_key *k)
 	put(f, arp, sizeof(arp));
 }
 
+/* The first fragment: keyed as its whole datagram */
 static void b_frag4_first(struct frame *f, struct sj_flow_key *k)
 {
-	(void)k;
 	eth(f, ETH_P_IP);
 	ip4(f, 0, IPPROTO_UDP, 5, 0x2000 /* MF */);
 	udp(f, 40007, 53);
+	put(f, NULL, 4);	/* a fragment's data: 8-byte units */
 	finish(f);
+	*k = key4(IPPROTO_UDP, 40007, 53);
 }
 
+/* A later fragment with no first before it: addresses and protocol */
 static void b_frag4_later(struct frame *f, struct sj_flow_key *k)
 {
-	(void)k;
 	eth(f, ETH_P_IP);
 	ip4(f, 0, IPPROTO_UDP, 5, 185 /* offset 1480, last */);
 	put(f, "the rest of the datagram", 24);
 	finish(f);
+	*k = key4(IPPROTO_UDP, 0, 0);
 }
 
 static void b_frag6(struct frame *f, struct sj_flow_key *k)
 {
-	(void)k;
 	eth(f, ETH_P_IPV6);
 	ip6(f, 0, 0, IPPROTO_FRAGMENT);
 	frag6(f, IPPROTO_UDP, 0, 1);
 	udp(f, 40008, 53);
+	put(f, NULL, 4);
 	finish(f);
+	*k = key6(IPPROTO_UDP, 40008, 53);
 }
 
 static void b_vlan3(struct frame *f, struct sj_flow_key *k)
@@ -895,11 +916,11 @@ static const struct parse_case parse_cases[] = {
 	{ "parse_qinq_ipv6_udp",	b_qinq_udp6,	SJ_PKT_UDP,	1 },
 	{ "parse_icmp_echo",		b_icmp4,	SJ_PKT_ICMP,	1 },
 	{ "parse_icmpv6_echo",		b_icmp6,	SJ_PKT_ICMP,	1 },
+	{ "parse_ipv4_first_fragment",	b_frag4_first,	SJ_PKT_FRAGMENT, 1 },
+	{ "parse_ipv4_later_fragment_alone", b_frag4_later, SJ_PKT_FRAGMENT, 1 },
+	{ "parse_ipv6_first_fragment",	b_frag6,	SJ_PKT_FRAGMENT, 1 },
 	/* 2: passed and counted, no flow */
 	{ "pass_arp",			b_arp,		SJ_PKT_NON_IP,	0 },
-	{ "pass_ipv4_first_fragment",	b_frag4_first,	SJ_PKT_FRAGMENT, 0 },
-	{ "pass_ipv4_later_fragment",	b_frag4_later,	SJ_PKT_FRAGMENT, 0 },
-	{ "pass_ipv6_fragment",		b_frag6,	SJ_PKT_FRAGMENT, 0 },
 	{ "pass_three_vlan_tags",	b_vlan3,	SJ_PKT_VLAN_DEEP, 0 },
 	{ "pass_ipv6_9_ext_headers",	b_ext9,		SJ_PKT_EXT_DEEP, 0 },
 	{ "pass_ipv4_ihl4",		b_ihl4,		SJ_PKT_BAD_HEADER, 0 },
@@ -1895,6 +1916,293 @@ static void probe_lock_flags(void)
 	env.queue_flags = with_lock ? 0 : BPF_F_LOCK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Fragments: each joins its datagram's flow (bpf/frag.bpf.h)           */
+
+#define FRAG_SPORT	40500
+#define FRAG_DPORT	4789
+#define FRAG_PART	32	/* bytes of the datagram in each fragment */
+
+/* The datagram the fragments below are cut from, sent whole */
+static void frag_whole(struct frame *f, int v6, __u8 tos)
+{
+	eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6)
+		ip6(f, tos, 0, IPPROTO_UDP);
+	else
+		ip4(f, tos, IPPROTO_UDP, 5, 0);
+	udp(f, FRAG_SPORT, FRAG_DPORT);
+	finish(f);
+}
+
+/*
+ * Part `part` (0, 1, 2: the last) of that datagram with identification
+ * id, FRAG_PART bytes each; part 0 carries the UDP header.  IPv6: dstopts
+ * puts a destination options header in the fragmentable part, between
+ * the fragment header and UDP.
+ */
+static void frag_part(struct frame *f, int v6, __u8 tos, __u32 id, int part,
+		      int dstopts)
+{
+	__u16 off8 = part * FRAG_PART / 8;
+	int more = part < 2;
+	__u8 *h;
+
+	eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6) {
+		ip6(f, tos, 0, IPPROTO_FRAGMENT);
+		h = f->b + f->len;
+		frag6(f, dstopts ? IPPROTO_DSTOPTS : IPPROTO_UDP, off8, more);
+		put16(h + 4, id >> 16);
+		put16(h + 6, id);
+	} else {
+		ip4(f, tos, IPPROTO_UDP, 5, (more ? 0x2000 : 0) | off8);
+		put16(f->b + f->l3 + 4, id);
+	}
+	if (part) {
+		memset(put(f, NULL, FRAG_PART), part, FRAG_PART);
+	} else {
+		if (dstopts)
+			ext6(f, IPPROTO_UDP);
+		udp(f, FRAG_SPORT, FRAG_DPORT);
+		put(f, NULL, FRAG_PART - (dstopts ? 8 : 0) - 20);
+		put16(f->b + f->len - FRAG_PART + (dstopts ? 8 : 0) + 4,
+		      3 * FRAG_PART - (dstopts ? 8 : 0));
+	}
+	finish(f);
+}
+
+/* The run's fragment: passed unchanged, counted once as a fragment,
+ * `unmatched` later fragments without their first counted, and in the
+ * flow `key`, which has seen `packets` packets; `nflows` in all */
+static void check_fragment(const struct result *r, const struct frame *f,
+			   const struct sj_flow_key *key, __u64 packets,
+			   __u64 unmatched, int nflows)
+{
+	struct sj_flow fl;
+	char k[160];
+
+	if (!check_ran(r, SJ_ACT_NEXT))
+		return;
+	check_unchanged(f, r);
+	CHECK(r->d.kind[SJ_PKT_FRAGMENT] == 1 && r->d.packets == 1,
+	      "stats.kind[fragment] %+lld of %lld packets, want 1 of 1",
+	      (long long)r->d.kind[SJ_PKT_FRAGMENT], (long long)r->d.packets);
+	CHECK(r->d.frag_unmatched == unmatched,
+	      "stats.frag_unmatched %+lld, want %+lld",
+	      (long long)r->d.frag_unmatched, (long long)unmatched);
+	CHECK(r->nflows == nflows, "%d flows in the table, want %d",
+	      r->nflows, nflows);
+	if (bpf_map_lookup_elem(env.flows, key, &fl)) {
+		fmt_key(key, k, sizeof(k));
+		fail("no flow %s", k);
+		return;
+	}
+	CHECK(fl.packets == packets, "the flow has %llu packets, want %llu",
+	      (unsigned long long)fl.packets, (unsigned long long)packets);
+}
+
+/* First, middle and last fragment land on the flow the whole datagram
+ * has, in order; the flow is looked up by the key the whole one got.
+ * With a destination options header in the fragmentable part the
+ * fragments share the flow their headers' protocol names (parse.h,
+ * sj_frag_ports). */
+static void check_frag_join(const char *name, int v6, int dstopts)
+{
+	struct setup s = DEFAULT_SETUP, keep = DEFAULT_SETUP;
+	struct sj_flow_key whole_key;
+	struct frame f;
+	struct result r;
+
+	keep.keep = 1;
+	frag_whole(&f, v6, 0);
+	run(&f, &s, &r);
+	if (!check_ran(&r, SJ_ACT_NEXT) || r.nflows != 1) {
+		fail("the whole datagram: %d flows", r.nflows);
+		report(name);
+		return;
+	}
+	whole_key = r.key;
+	if (dstopts)
+		whole_key = key6(IPPROTO_DSTOPTS, 0, 0);
+	for (int part = 0; part < 3; part++) {
+		frag_part(&f, v6, 0, 0x5a5a1c46, part, dstopts);
+		run(&f, part ? &keep : &s, &r);
+		check_fragment(&r, &f, &whole_key, part + 1, 0, 1);
+	}
+	report(name);
+}
+
+static void test_fragments(void)
+{
+	struct setup s = DEFAULT_SETUP, keep = DEFAULT_SETUP;
+	struct sj_flow_key key, three;
+	struct frame f;
+	struct result r;
+
+	keep.keep = 1;
+	check_frag_join("frag_ipv4_fragments_join_the_datagrams_flow", 0, 0);
+	check_frag_join("frag_ipv6_fragments_join_the_datagrams_flow", 1, 0);
+	check_frag_join("frag_ipv6_dstopts_fragments_share_one_flow", 1, 1);
+
+	/* a later fragment alone: addresses and protocol, counted */
+	for (int v6 = 0; v6 < 2; v6++) {
+		three = v6 ? key6(IPPROTO_UDP, 0, 0) : key4(IPPROTO_UDP, 0, 0);
+		frag_part(&f, v6, 0, 0x1111, 1, 0);
+		run(&f, &s, &r);
+		check_fragment(&r, &f, &three, 1, 1, 1);
+		report(v6 ? "frag_ipv6_later_without_first_3_tuple" :
+			    "frag_ipv4_later_without_first_3_tuple");
+	}
+
+	/* the first fragment of one datagram does not key another's */
+	for (int v6 = 0; v6 < 2; v6++) {
+		three = v6 ? key6(IPPROTO_UDP, 0, 0) : key4(IPPROTO_UDP, 0, 0);
+		frag_part(&f, v6, 0, 0x2222, 0, 0);
+		run(&f, &s, &r);
+		frag_part(&f, v6, 0, 0x2223, 1, 0);
+		run(&f, &keep, &r);
+		check_fragment(&r, &f, &three, 1, 1, 2);
+		report(v6 ? "frag_ipv6_other_datagrams_later_3_tuple" :
+			    "frag_ipv4_other_datagrams_later_3_tuple");
+	}
+
+	/* a later fragment carries its flow's signal: CE, or a drop */
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct setup sig = DEFAULT_SETUP;
+		struct frame want;
+
+		key = v6 ? key6(IPPROTO_UDP, FRAG_SPORT, FRAG_DPORT) :
+			   key4(IPPROTO_UDP, FRAG_SPORT, FRAG_DPORT);
+		sig.keep = 1;
+		sig.flow = &key;
+		sig.pending = 1;
+		frag_part(&f, v6, ECT0, 0x3333, 0, 0);
+		run(&f, &s, &r);
+		frag_part(&f, v6, ECT0, 0x3333, 1, 0);
+		run(&f, &sig, &r);
+		want = v6 ? with_ce6(&f) : with_ce4(&f);
+		if (check_ran(&r, SJ_ACT_NEXT)) {
+			check_out(&want, &r, "not marked CE");
+			CHECK(r.d.ecn_mark == 1, "stats.ecn_mark %+lld, want +1",
+			      (long long)r.d.ecn_mark);
+			CHECK(r.nflows == 1 && r.flow.ecn_marks == 1 &&
+			      !r.flow.signal_at,
+			      "%d flows, the flow's ecn_marks %llu, signal %s",
+			      r.nflows, (unsigned long long)r.flow.ecn_marks,
+			      r.flow.signal_at ? "pending" : "taken");
+		}
+		report(v6 ? "frag_ipv6_later_fragment_marked_ce" :
+			    "frag_ipv4_later_fragment_marked_ce");
+
+		frag_part(&f, v6, ECT0, 0x3334, 0, 0);
+		run(&f, &s, &r);
+		frag_part(&f, v6, ECT0, 0x3334, 2, 0);
+		sig.ecn = 0;
+		run(&f, &sig, &r);
+		if (check_ran(&r, SJ_ACT_DROP)) {
+			CHECK(r.d.drops == 1, "stats.drops %+lld, want +1",
+			      (long long)r.d.drops);
+			CHECK(r.nflows == 1 && r.flow.drops == 1,
+			      "%d flows, the flow's drops %llu", r.nflows,
+			      (unsigned long long)r.flow.drops);
+		}
+		report(v6 ? "frag_ipv6_later_fragment_dropped_without_ecn" :
+			    "frag_ipv4_later_fragment_dropped_without_ecn");
+	}
+}
+
+/*
+ * Fragment headers no datagram can have are passed as they are, counted
+ * (bad_header, truncated) and given no flow; the last byte a datagram may
+ * reach, 65535, is still a fragment.
+ */
+static void check_frag_odd(const char *name, const struct frame *f, int kind)
+{
+	struct setup s = DEFAULT_SETUP;
+	struct result r;
+
+	run(f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		check_unchanged(f, &r);
+		CHECK(r.d.kind[kind] == 1, "stats.kind[%s] %+lld, want +1",
+		      kind_names[kind], (long long)r.d.kind[kind]);
+		CHECK(r.nflows == (kind == SJ_PKT_FRAGMENT),
+		      "%d flows in the table", r.nflows);
+		CHECK(r.d.frag_unmatched == (kind == SJ_PKT_FRAGMENT),
+		      "stats.frag_unmatched %+lld", (long long)r.d.frag_unmatched);
+	}
+	report(name);
+}
+
+static void test_fragments_odd(void)
+{
+	struct frame f;
+
+	/* IPv4: offset 65504, and 31 or 32 bytes of header and data */
+	for (int over = 0; over < 2; over++) {
+		eth(&f, ETH_P_IP);
+		ip4(&f, 0, IPPROTO_UDP, 5, 0x1ffc);
+		put(&f, NULL, 11 + over);
+		finish(&f);
+		check_frag_odd(over ? "frag_ipv4_past_65535_bad_header" :
+				      "frag_ipv4_ends_at_65535_fragment", &f,
+			       over ? SJ_PKT_BAD_HEADER : SJ_PKT_FRAGMENT);
+	}
+	/* IPv6: offset 65520, and 15 or 16 bytes of data */
+	for (int over = 0; over < 2; over++) {
+		eth(&f, ETH_P_IPV6);
+		ip6(&f, 0, 0, IPPROTO_FRAGMENT);
+		frag6(&f, IPPROTO_UDP, 8190, 0);
+		put(&f, NULL, 15 + over);
+		finish(&f);
+		check_frag_odd(over ? "frag_ipv6_past_65535_bad_header" :
+				      "frag_ipv6_ends_at_65535_fragment", &f,
+			       over ? SJ_PKT_BAD_HEADER : SJ_PKT_FRAGMENT);
+	}
+	/* more to come, and 12 bytes: not in 8-byte units (RFC 8200) */
+	eth(&f, ETH_P_IPV6);
+	ip6(&f, 0, 0, IPPROTO_FRAGMENT);
+	frag6(&f, IPPROTO_UDP, 3, 1);
+	put(&f, NULL, 12);
+	finish(&f);
+	check_frag_odd("frag_ipv6_more_not_8_byte_units_bad_header", &f,
+		       SJ_PKT_BAD_HEADER);
+	/* a payload length that ends inside the fragment header */
+	eth(&f, ETH_P_IPV6);
+	ip6(&f, 0, 0, IPPROTO_FRAGMENT);
+	frag6(&f, IPPROTO_UDP, 3, 0);
+	put(&f, NULL, 16);
+	finish(&f);
+	put16(f.b + f.l3 + 4, 4);
+	check_frag_odd("frag_ipv6_payload_shorter_than_headers_bad_header", &f,
+		       SJ_PKT_BAD_HEADER);
+	/* the frame ends 4 bytes into the fragment header */
+	eth(&f, ETH_P_IPV6);
+	ip6(&f, 0, 0, IPPROTO_FRAGMENT);
+	frag6(&f, IPPROTO_UDP, 3, 0);
+	finish(&f);
+	f.len -= 4;
+	check_frag_odd("frag_ipv6_truncated_fragment_header", &f,
+		       SJ_PKT_TRUNCATED);
+}
+
+/* An IPv6 atomic fragment (offset 0, no more: RFC 6946) is a whole
+ * datagram, keyed by its ports as a first fragment is */
+static void test_frag_atomic(void)
+{
+	struct sj_flow_key key = key6(IPPROTO_UDP, 40510, 53);
+	struct frame f;
+
+	eth(&f, ETH_P_IPV6);
+	ip6(&f, 0, 0, IPPROTO_FRAGMENT);
+	frag6(&f, IPPROTO_UDP, 0, 0);
+	udp(&f, 40510, 53);
+	finish(&f);
+	check_parse("parse_ipv6_atomic_fragment_udp", &f, &key, SJ_PKT_FRAGMENT,
+		    1);
+}
+
 /*
  * observe: the same program loaded with cfg_mode SJ_MODE_OBSERVE stamps
  * and keys the packet and never carries out a signal, even one pending.
@@ -1921,6 +2229,7 @@ static void test_observe(void)
 	env.queues = bpf_map__fd(obs->maps.queues);
 	env.stats = bpf_map__fd(obs->maps.stats);
 	env.flows = bpf_map__fd(obs->maps.flows);
+	env.frags = bpf_map__fd(obs->maps.frag_flows);
 
 	tcp4(&f, ECT0, 40080);
 	want = want_delta(&f, SJ_PKT_TCP, 1);
@@ -1947,6 +2256,7 @@ static void test_observe(void)
 	env.queues = bpf_map__fd(saved->maps.queues);
 	env.stats = bpf_map__fd(saved->maps.stats);
 	env.flows = bpf_map__fd(saved->maps.flows);
+	env.frags = bpf_map__fd(saved->maps.frag_flows);
 }
 
 /*
@@ -2025,6 +2335,7 @@ int main(void)
 	env.queues = bpf_map__fd(env.skel->maps.queues);
 	env.stats = bpf_map__fd(env.skel->maps.stats);
 	env.flows = bpf_map__fd(env.skel->maps.flows);
+	env.frags = bpf_map__fd(env.skel->maps.frag_flows);
 	env.ncpu = libbpf_num_possible_cpus();
 	if (env.ncpu <= 0)
 		die("libbpf_num_possible_cpus", env.ncpu);
@@ -2032,6 +2343,9 @@ int main(void)
 
 	test_parse();
 	test_ext_boundary();
+	test_fragments();
+	test_fragments_odd();
+	test_frag_atomic();
 	test_ce_ipv4();
 	test_ce_ipv6();
 	test_drop();
