@@ -197,6 +197,14 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	fair = set->fair;
 	bpf_spin_unlock(&set->lock);
 
+	/* what the queue sends sets the priority path's bound (fair.h) */
+	if (q && sparse_priority) {
+		q->sent_recent = sj_fair_recent(q->sent_recent,
+						now - q->sent_at, interval_ns,
+						len);
+		q->sent_at = now;
+	}
+
 	/* a packet we sent ahead to another class did not wait in the bulk
 	 * queue: its short sojourn says nothing of the flow's bulk path */
 	if (sparse_priority && skb->priority == sparse_priority)

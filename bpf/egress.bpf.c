@@ -164,10 +164,23 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	 * packet did, and every one before that, by the same rule). */
 	flow->steered = set->sparse_priority &&
 			flow->recent_bytes <= set->quantum &&
-			(!backlog || flow->steered);
+			(!backlog || flow->steered) &&
+			sj_fair_sparse_room(READ_ONCE(q->steered_recent),
+					    now - READ_ONCE(q->steered_at),
+					    READ_ONCE(q->sent_recent),
+					    now - READ_ONCE(q->sent_at),
+					    set->interval_ns, set->quantum, len);
 	if (flow->steered) {
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
+		WRITE_ONCE(q->steered_recent,
+			   sj_fair_recent(READ_ONCE(q->steered_recent),
+					  now - READ_ONCE(q->steered_at),
+					  set->interval_ns, len));
+		WRITE_ONCE(q->steered_at, now);
+	} else if (set->sparse_priority &&
+		   flow->recent_bytes <= set->quantum) {
+		st->sparse_bounded++;
 	}
 	if (!set->fair) {
 		/* plain CoDel: any flow may take the queue's signal, and

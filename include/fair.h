@@ -121,6 +121,36 @@ static __always_inline __u32 sj_fair_tcp_high(__u32 seq, __u32 high,
 	return high;
 }
 
+/*
+ * The priority path's bound.  A sparse flow's packet goes ahead of the
+ * bulk queue (strict priority: pfifo_fast's band 0, a prio 0 HTB class),
+ * which many sparse flows together, or one sender hopping ports, could
+ * use to starve the bulk flows; fq_codel's DRR bounds this, a priority
+ * band does not.  So what goes ahead over about an interval may not pass
+ * 1/SJ_SPARSE_SHARE of what the queue sent over it, or SJ_SPARSE_FLOOR
+ * quanta where that is more (a slow or idle queue still lets a DNS query
+ * and a VoIP frame go ahead).  1/8: the bulk flows keep 7/8 of the link,
+ * and at 20 Mbit/s that is 2.5 Mbit/s ahead, 30 VoIP calls' worth.
+ * steered and sent are as of their last move; they decay as
+ * sj_fair_recent does, by the time since.
+ */
+#define SJ_SPARSE_SHARE		8
+#define SJ_SPARSE_FLOOR		2
+
+static __always_inline int sj_fair_sparse_room(__u64 steered, __u64 steered_dt,
+					       __u64 sent, __u64 sent_dt,
+					       __u64 tau_ns, __u32 quantum,
+					       __u32 len)
+{
+	__u64 budget;
+
+	steered = sj_fair_recent(steered, steered_dt, tau_ns, 0);
+	budget = sj_fair_recent(sent, sent_dt, tau_ns, 0) / SJ_SPARSE_SHARE;
+	if (budget < (__u64)SJ_SPARSE_FLOOR * quantum)
+		budget = (__u64)SJ_SPARSE_FLOOR * quantum;
+	return steered + len <= budget;
+}
+
 /* Unresponsive: took signals while heavy, and answered none of them
  * within `intervals` intervals of the first */
 static __always_inline int sj_fair_unresponsive(__u64 judged_since, __u64 now,

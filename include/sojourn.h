@@ -234,6 +234,8 @@ struct sj_stats {
 	/* fairness (include/fair.h) */
 	__u64 new_flow_count;	/* flows that found no backlog of theirs */
 	__u64 sparse_steered;	/* packets of sparse flows sent ahead */
+	__u64 sparse_bounded;	/* packets of sparse flows kept in the bulk
+				 * queue: the priority path was at its bound */
 	__u64 unresponsive_drops; /* enqueue drops of flows that ignore CoDel */
 	__u64 tcp_answers;	/* TCP packets whose sender shows it answered
 				 * congestion: CWR, or a retransmission */
@@ -270,6 +272,14 @@ struct sj_queue {
 	/* fairness: the backlog the average arriving packet's flow holds,
 	 * an estimate every CPU nudges without the lock */
 	__u64 mean_backlog;
+	/* sparse steering's bound (fair.h): bytes that left over about the
+	 * last interval (the queue's one dequeuer moves it) and bytes sent
+	 * ahead over about the last interval (every CPU, without the lock:
+	 * an estimate), each with the time it last moved */
+	__u64 sent_recent;
+	__u64 sent_at;
+	__u64 steered_recent;
+	__u64 steered_at;
 };
 
 /* The qdisc keeps no single backlog count we can read (lockless qdiscs) */

@@ -125,6 +125,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_text("\n ");
 	out_u64("new_flow_count", " new_flow_count %llu", st.new_flow_count);
 	out_u64("sparse_steered", " sparse_steered %llu", st.sparse_steered);
+	out_u64("sparse_bounded", " sparse_bounded %llu", st.sparse_bounded);
 	out_u64("unresponsive_drops", " unresponsive_drops %llu",
 		st.unresponsive_drops);
 	out_u64("tcp_answers", " tcp_answers %llu", st.tcp_answers);

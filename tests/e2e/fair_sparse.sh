@@ -10,6 +10,16 @@
 #   1:20    sojourn with sparse_class 1:20: a flow that sent at most one
 #           quantum over the last interval is steered to 1:20
 # With steering, both probes' p99 rise must stay under 5 ms.
+#   bound   sparse_class 1:20, 4 bulk flows beside 200 UDP flows that
+#           each send 1000 bytes every 120 ms (under a quantum per
+#           interval: each one sparse, together up to 13 Mbit/s, two
+#           thirds of the link), with 1:20's guaranteed rate raised to
+#           19mbit (1:10 keeps 1mbit) so that HTB itself no longer holds
+#           the class back, as a strict priority band (pfifo_fast's band
+#           0) would not: the class sent ahead may carry at most 1/8 of the
+#           root's bytes (fair.h's bound) plus slack, 16 %, and the bound
+#           is seen to act (sparse_bounded > 0); the sparse load offered
+#           is printed
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
 
@@ -71,5 +81,45 @@ check "steered: packets in class 1:20" \
 row "steered: bulk goodput (Mbit/s)" "$GOODPUT" "" info
 # steering must not cost the bulk its CoDel: the law sees only the bulk class
 check "steered: bulk RTT rise median (ms)" "$BULK_RISE" '<' 30
+
+# bound: many sparse flows together may not take the priority path over
+sent() {	# sent CLASSID|root: bytes the class (or the root) has sent
+	if [ "$1" = root ]; then
+		inr tc -s -j qdisc show dev "$DEV_RS" | jq '.[] | select(.root) | .bytes'
+	else
+		# iproute2 6.1 prints no JSON for an HTB class
+		inr tc -s class show dev "$DEV_RS" classid "$1" |
+			awk '/Sent/ { print $2; exit }'
+	fi
+}
+inr tc class change dev "$DEV_RS" parent 1:1 classid 1:10 htb rate 1mbit \
+	ceil 20mbit prio 1 quantum 1514 &&
+inr tc class change dev "$DEV_RS" parent 1:1 classid 1:20 htb rate 19mbit \
+	ceil 20mbit prio 0 quantum 1514 || die "cannot widen class 1:20"
+root0=$(sent root) ahead0=$(sent 1:20)
+inc python3 -c '
+import socket, sys, time
+ip, n, secs = sys.argv[1], 200, float(sys.argv[2])
+sent = 0
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
+end = time.monotonic() + secs
+t = time.monotonic()
+while t < end:
+    for i, s in enumerate(socks):
+        sent += s.sendto(b"x" * 1000, (ip, 9))
+        time.sleep(0.12 / n)
+    t = time.monotonic()
+print("%.1f" % (sent * 8 / secs / 1e6))
+' "$IP_S" "$SECS" >"$WORK/sparse.offered" &
+sparse_pid=$!
+TOPO_BG="$TOPO_BG $sparse_pid"
+run_load bound "$SECS" 5201:4 || die "iperf3 failed (bound)"
+wait "$sparse_pid"
+share=$(awk -v a=$(($(sent 1:20) - ahead0)) -v r=$(($(sent root) - root0)) \
+	'BEGIN{printf "%.1f", (r > 0) ? a * 100 / r : 0}')
+stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
+row "bound: sparse load offered (Mbit/s)" "$(cat "$WORK/sparse.offered")" "" info
+check "bound: class 1:20's share of the bytes (%)" "$share" '<=' 16
+check "bound: sparse_bounded" "$(jq .sparse_bounded <<<"$stats")" '>' 0
 
 finish fair_sparse

@@ -231,7 +231,8 @@ static const char *const rn_stat_names[] = {
 };
 /* the counters after kind[] */
 static const char *const rn_tail_names[] = {
-	"new_flow_count", "sparse_steered", "unresponsive_drops", "tcp_answers",
+	"new_flow_count", "sparse_steered", "sparse_bounded",
+	"unresponsive_drops", "tcp_answers",
 	"signals", "signals_expired", "signals_paced",
 	"dequeue_repeats", "frag_unmatched",
 };

@@ -4,7 +4,8 @@
  * on the fair share, a heavy flow stands out, the drop probability of an
  * unresponsive flow settles it at the mean, a flow's backlog never goes
  * below zero, the sparse test tells a 20 Hz probe from a bulk flow, and
- * the judge convicts a flow that never answers, never one that does.
+ * the judge convicts a flow that never answers, never one that does, and
+ * the priority path stays within its bound.
  */
 #define _GNU_SOURCE	/* pthread_tryjoin_np */
 #include <pthread.h>
@@ -259,10 +260,44 @@ static void test_judge(void)
 	CHECK(!sj_fair_unresponsive(MS, 100 * MS, 100 * MS, 2, 1), "UDP too soon");
 }
 
+/* The priority path's bound: 1/8 of what the queue sent, 2 quanta at least */
+static void test_sparse_bound(void)
+{
+	const __u64 tau = 100 * MS, sent = 250000;	/* 20 Mbit/s */
+	__u64 steered = 0, offered = 0, ahead = 0, t;
+	int i;
+
+	CHECK(sj_fair_sparse_room(0, tau, 0, tau, tau, 1514, 1514), "idle: one");
+	CHECK(!sj_fair_sparse_room(2000, 0, 0, tau, tau, 1514, 1514), "idle: past the floor");
+	CHECK(sj_fair_sparse_room(29000, 0, sent, 0, tau, 1514, 1514), "busy: in");
+	CHECK(!sj_fair_sparse_room(30000, 0, sent, 0, tau, 1514, 1514), "busy: past 1/8");
+	CHECK(sj_fair_sparse_room(30000, 50 * MS, sent, 0, tau, 1514, 1514),
+	      "half an interval later, half of it is spent");
+	/* 50 sparse flows of 1400 bytes each per interval, spread over it,
+	 * on a queue that sends 250 kB per interval: what goes ahead stays
+	 * within 1/8 of that (plus one packet), the rest waits in the bulk */
+	for (t = 0; t < 20 * tau; t += tau / 50) {
+		offered += 1400;
+		if (sj_fair_sparse_room(steered, tau / 50, sent, 0, tau, 1514, 1400)) {
+			steered = sj_fair_recent(steered, tau / 50, tau, 1400);
+			ahead += 1400;
+		} else {
+			steered = sj_fair_recent(steered, tau / 50, tau, 0);
+		}
+	}
+	i = (int)(ahead * 1000 / (20 * sent));
+	CHECK(ahead <= 20 * (sent / SJ_SPARSE_SHARE + 1400),
+	      "%d per mille of the link went ahead", i);
+	CHECK(ahead >= 20 * (sent / SJ_SPARSE_SHARE) * 9 / 10,
+	      "only %d per mille of the link went ahead", i);
+	CHECK(offered > 2 * ahead, "the test offered too little: %llu", offered);
+}
+
 int main(void)
 {
 	test_tcp_answer();
 	test_judge();
+	test_sparse_bound();
 	test_mean_equal_flows();
 	test_mean_one_hog();
 	test_drop_probability();
