@@ -37,14 +37,20 @@
 #                  past the rate until the horizon drops the excess
 #                  (2026-12: 280-780 retransmits at 10, 40 and 100 ms, all
 #                  in the first second, nearly all `drop_overlimit`;
-#                  goodput 7-16 Mbit/s).
+#                  goodput 7-16 Mbit/s.  Traced at 40 ms, where the BDP is
+#                  69 packets: the sender's cwnd reached 491 before the
+#                  first signal, 567 drops followed within 150 ms and the
+#                  recovery left cwnd at 4).
 #   ce_threshold   `ce_threshold 5ms`: every ECT packet that would wait
 #                  more than 5 ms is marked, so the slow start ends in a
 #                  mark a few ms into the virtual queue.  All three columns
 #                  judged, hook tc at 10, 40 and 100 ms, hook xdp at 40 ms
 #                  (2026-12: 0 retransmits in every run; the price is
 #                  throughput, as the marks go on until the queue has
-#                  drained: first second 0.45-0.66x, goodput 8-15.7 Mbit/s).
+#                  drained: first second 0.44-0.76x, goodput 8-15.7
+#                  Mbit/s.  Traced at 40 ms: cwnd 130, then 35, then 16 in
+#                  three RTTs, all 337 marks within 250 ms, and cubic's
+#                  ~0.5 packet an RTT takes seconds back to the BDP).
 # EXTRA= adds words to every attach.
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
