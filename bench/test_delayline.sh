@@ -15,19 +15,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/lib/net.sh"
 net_require iperf3 irtt jq
 DELAY_MS=20 DELAY_RULES="5399=50"
-fails=0
 trap 'net_down' EXIT
 trap 'exit 130' INT TERM
 net_up
-
-check() {	# NAME VALUE OP LIMIT
-	if [[ $2 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && fcmp "$2" "$3" "$4"; then
-		printf '%-44s %10s  %s %s  ok\n' "$1" "$2" "$3" "$4"
-	else
-		printf '%-44s %10s  %s %s  FAIL\n' "$1" "${2:-none}" "$3" "$4"
-		fails=$((fails + 1))
-	fi
-}
 
 ins irtt server -b "$IP_S:5399" >/dev/null 2>&1 &
 ins iperf3 -s -B "$IP_S" -p 5398 >/dev/null 2>&1 &
@@ -69,8 +59,8 @@ echo "goodput $gp20 Mbit/s at 20, $gp100 at 100; delay line: $st"
 # frames leaving on time.
 for r in 20 100; do
 	gp=gp$r
-	printf '%-44s %10s  %s\n' "goodput at $r Mbit/s HTB (Mbit/s)" "${!gp}" \
-		"info: bench rows at $r Mbit need >= $((r * 9 / 10))"
+	row "goodput at $r Mbit/s HTB (Mbit/s)" "${!gp}" \
+		">= $((r * 9 / 10)) for bench rows" info
 done
 # a floor a working relay clears on any machine seen (half the rate):
 # below it the delay line stalls or reorders bulk TCP
@@ -80,5 +70,4 @@ lost=$(awk '{for (i = 1; i < NF; i += 2) if ($i ~ /drops|errors/) n += $(i + 1)}
 check "delay line frames lost" "$lost" '==' 0
 check "delay line p50 lateness (us)" "$(kv late_p50_us <<<"$st")" '<' 1000
 
-[ "$fails" = 0 ] || { echo "FAIL: $fails check(s)"; exit 1; }
-echo "PASS: delay line"
+finish "delay line"

@@ -30,6 +30,9 @@ DELAY_MS=${DELAY_MS:-20}
 DELAY_RULES=${DELAY_RULES:-}
 NET_UP=0
 
+# shellcheck source=SCRIPTDIR/../../tests/lib/table.sh
+. "$BN_ROOT/tests/lib/table.sh"	# fcmp and the results table
+
 log() { printf '%s\n' "$*" >&2; }
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "FAIL: $*" >&2; exit 1; }
@@ -160,4 +163,3 @@ pctl() {
 	END { if (NR == 0) { print "nan"; exit }
 	      i = int(p / 100 * (NR - 1) + 0.5) + 1; printf "%.2f\n", v[i] }'
 }
-fcmp() { awk -v a="$1" -v b="$3" "BEGIN{exit !(a $2 b)}"; }

@@ -39,17 +39,6 @@ for p in $PORTS; do
 	wait_listen "$NS_S" t $p
 done
 
-FAILS=0
-report() { printf '%-46s %10s  %s\n' "$1" "$2" "$3"; }
-judge() {	# judge NAME VALUE OP BOUND
-	if [[ $2 =~ ^[0-9.]+$ ]] && fcmp "$2" "$3" "$4"; then
-		report "$1" "$2" "$3 $4 ok"
-	else
-		report "$1" "${2:-none}" "$3 $4 FAIL"
-		FAILS=$((FAILS + 1))
-	fi
-}
-
 # ecn 0|1: the senders' and receivers' tcp_ecn
 ecn() {
 	local ns
@@ -82,12 +71,13 @@ stats() { sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats'; }
 
 ecn 1
 run fifo
-report "fifo: goodputs 10,10,80,80,300,300 ms" "" "$GP"
-report "fifo: Jain's index" "$JAIN" info
+log "fifo: goodputs at 10,10,80,80,300,300 ms = total (Mbit/s): $GP"
+row "fifo: Jain's index" "$JAIN" "" info
+row "fifo: total goodput (Mbit/s)" "${GP##* }" "" info
 sj attach "$DEV_RS" nofair -n "$NS_R" || die "attach"
 run nofair
-report "nofair: goodputs (Mbit/s)" "" "$GP"
-report "nofair: Jain's index" "$JAIN" info
+log "nofair: goodputs (Mbit/s): $GP"
+row "nofair: Jain's index" "$JAIN" "" info
 
 # fair, with ECN and then without: counters are read as differences
 sj change "$DEV_RS" fair -n "$NS_R" || die "change fair"
@@ -97,14 +87,13 @@ for mode in ecn drop; do
 	run "fair-$mode"
 	st1=$(stats)
 	delta() { echo $(($(jq -r ".$1" <<<"$st1") - $(jq -r ".$1" <<<"$st0"))); }
-	report "fair $mode: goodputs (Mbit/s)" "" "$GP"
-	judge "fair $mode: Jain's index" "$JAIN" '>=' 0.9
-	judge "fair $mode: unresponsive_drops" "$(delta unresponsive_drops)" '==' 0
-	report "fair $mode: ecn_mark / drops / tcp_answers" \
-		"$(delta ecn_mark) / $(delta drops) / $(delta tcp_answers)" info
-	report "fair $mode: signals / expired / paced" \
-		"$(delta signals) / $(delta signals_expired) / $(delta signals_paced)" info
+	log "fair $mode: goodputs (Mbit/s): $GP"
+	row "fair $mode: total goodput (Mbit/s)" "${GP##* }" "" info
+	check "fair $mode: Jain's index" "$JAIN" '>=' 0.9
+	check "fair $mode: unresponsive_drops" "$(delta unresponsive_drops)" '==' 0
+	row "fair $mode: ecn_mark / drops / tcp_answers" \
+		"$(delta ecn_mark) / $(delta drops) / $(delta tcp_answers)" "" info
+	row "fair $mode: signals / expired / paced" \
+		"$(delta signals) / $(delta signals_expired) / $(delta signals_paced)" "" info
 done
-[ "$FAILS" = 0 ] && { echo "PASS: fair_rtt"; exit 0; }
-echo "FAIL: fair_rtt"
-exit 1
+finish fair_rtt

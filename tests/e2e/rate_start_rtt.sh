@@ -71,19 +71,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-FAILS=0 TABLE=
-row() { TABLE="$TABLE$(printf '%-44s %10s  %-8s %s' "$1" "$2" "$3" "$4")
-"; }
-# check NAME VALUE OP LIMIT: a row, and a failure unless VALUE OP LIMIT
-check() {
-	if [[ $2 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && fcmp "$2" "$3" "$4"; then
-		row "$1" "$2" "$3 $4" ok
-	else
-		row "$1" "${2:-none}" "$3 $4" FAIL
-		FAILS=$((FAILS + 1))
-	fi
-}
-
 # delay_set MS: the delay line again, MS each way
 delay_set() {
 	delayline_stop
@@ -163,8 +150,4 @@ for r in "20 tc" "20 xdp" "5 tc" "50 tc"; do
 done
 
 echo "($SECONDS s)"
-printf '%-44s %10s  %-8s %s\n' measured value needed result
-printf '%s' "$TABLE"
-[ "$FAILS" = 0 ] && { echo "PASS: rate_start_rtt"; exit 0; }
-echo "FAIL: rate_start_rtt ($FAILS check(s) failed)"
-exit 1
+finish rate_start_rtt

@@ -33,6 +33,9 @@ IP6_C=fd00:5e:1::1 IP6_RC=fd00:5e:1::fe IP6_RS=fd00:5e:2::fe IP6_S=fd00:5e:2::1
 WARMUP=${WARMUP:-4}		# seconds of slow start left out of RTT samples
 TOPO_UP=0
 
+# shellcheck source=SCRIPTDIR/table.sh
+. "$(dirname "${BASH_SOURCE[0]}")/table.sh"
+
 log() { printf '%s\n' "$*" >&2; }
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "FAIL: $*"; [ -n "$TABLE" ] && table_print; exit 1; }
@@ -330,8 +333,6 @@ rtt_count() { wc -l <"$WORK/$1.rtt"; }
 # rtt_median_port TAG PORT: median srtt of the bulk flows to PORT
 rtt_median_port() { awk -v p="$2" '$1 == p {print $2}' "$WORK/$1.rttp" | median; }
 
-# Float compare: fcmp A OP B, e.g. fcmp "$x" '<' 15
-fcmp() { awk -v a="$1" -v b="$3" "BEGIN{exit !(a $2 b)}"; }
 fsub() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f\n", a - b}'; }
 
 # tc_snapshot NS DEV: the qdiscs and filters (both directions) of DEV in a
@@ -369,47 +370,6 @@ sj() { timeout "$SJ_TIMEOUT" "$SOJOURN" "$@"; }
 sj_stats() {
 	sj show "$1" -s -j -n "$NS_R" | jq -c --arg d "$1" \
 		'[.[] | select(.dev == $d)][0]'
-}
-
-# A small results table: row NAME VALUE CHECK VERDICT
-TABLE=""
-FAILS=0
-row() { TABLE="$TABLE$(printf '%-40s %12s  %-10s %s' "$1" "$2" "$3" "$4")
-"; }
-# check NAME VALUE OP LIMIT: record a row and count a failure if not VALUE OP LIMIT
-check() {
-	# only numbers pass: "null", "nan" or "" (a missing field) fail
-	if [[ $2 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && fcmp "$2" "$3" "$4"; then
-		row "$1" "$2" "$3 $4" ok
-	else
-		row "$1" "${2:-none}" "$3 $4" FAIL
-		FAILS=$((FAILS + 1))
-	fi
-}
-# is NAME VALUE EXPECTED: a string must match exactly
-is() {
-	if [ "$2" = "$3" ]; then row "$1" "$2" "= $3" ok
-	else row "$1" "${2:-none}" "= $3" FAIL; FAILS=$((FAILS + 1)); fi
-}
-# verdict NAME COND-EXIT-STATUS: a yes/no assertion
-verdict() {
-	if [ "$2" = 0 ]; then row "$1" yes "" ok
-	else row "$1" no "" FAIL; FAILS=$((FAILS + 1)); fi
-}
-table_print() {
-	printf '%-40s %12s  %-10s %s\n' measured value needed result
-	printf '%s' "$TABLE"
-}
-# finish NAME: print the table and exit 0 if all checks passed.
-finish() {
-	echo
-	table_print
-	if [ "$FAILS" = 0 ]; then
-		echo "PASS: $1"
-		exit 0
-	fi
-	echo "FAIL: $1 ($FAILS check(s) failed)"
-	exit 1
 }
 
 # topo_shape_prio [RATE [PRIO_RATE]]: the bottleneck as operators build it
