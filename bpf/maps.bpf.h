@@ -85,17 +85,35 @@ static __always_inline struct sj_stats *sj_stats_this_cpu(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
+/*
+ * A new flow's entry is built here, not on the stack: struct sj_flow is
+ * hundreds of bytes, and on the stack it took most of the tc program's
+ * 512 (with clang 19 the rate path then left too little for the parse
+ * function's frame, each frame rounded up to 32).  Nothing but
+ * sj_flow_get writes it, and only first_seen_ns: the rest stays zero.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sj_flow);
+} flow_fresh SEC(".maps") __weak;
+
 /* The packet's flow, created on first sight, with the packet counted. */
 static __always_inline struct sj_flow *sj_flow_get(const struct sj_flow_key *key,
 						   __u64 now, struct sj_stats *st,
 						   __u32 len)
 {
-	struct sj_flow *flow = bpf_map_lookup_elem(&flows, key);
-	struct sj_flow fresh = { .first_seen_ns = now };
+	struct sj_flow *flow = bpf_map_lookup_elem(&flows, key), *fresh;
+	__u32 zero = 0;
 
 	if (!flow) {
+		fresh = bpf_map_lookup_elem(&flow_fresh, &zero);
+		if (!fresh)
+			return NULL;
+		fresh->first_seen_ns = now;
 		/* NOEXIST: another CPU may have created it a moment ago */
-		if (bpf_map_update_elem(&flows, key, &fresh, BPF_NOEXIST) == 0)
+		if (bpf_map_update_elem(&flows, key, fresh, BPF_NOEXIST) == 0)
 			st->flows_created++;
 		flow = bpf_map_lookup_elem(&flows, key);
 		if (!flow)
