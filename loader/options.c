@@ -138,7 +138,7 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.modes = SJ_IN_QUEUE | SJ_IN_RATE,
 		.flags = SJ_OPT_SPELLED | SJ_OPT_ZERO_UNSET,
 		.arg = "TIME|off",
-		.help = "CE-mark ECN packets whose sojourn is above it (default off)",
+		.help = "CE-mark ECN packets whose sojourn is above it (default off; ingress rate mode: the target)",
 	},
 	[SJ_O_ECN] = {
 		.word = "ecn",

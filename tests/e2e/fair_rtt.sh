@@ -21,7 +21,7 @@
 net_require iperf3 jq
 [ -x "$SOJOURN" ] || skip "$SOJOURN not built"
 
-SECS=${SECS:-20}
+SECS=${SECS:-15}
 PORTS="5201 5202 5203"
 DELAY_MS=20 DELAY_RULES="5201=5 5202=40 5203=150"
 cleanup() {

@@ -14,12 +14,13 @@
 #                  Its base RTT is ~0.1 ms, so one packet is more than the
 #                  path's BDP at 20 Mbit: no window keeps such a sender
 #                  below the rate, each burst runs into the horizon, and
-#                  the drops are `drop_overlimit` (2026-12: ~1600-1800 in
-#                  10 s with the defaults, ~630-730 with ce_threshold 5ms).
-#                  At real RTTs (10, 40, 100 ms through the bench's delay
-#                  line) rate_start_rtt.sh judges them with ce_threshold
-#                  5ms (0 in every run; at most 0.5 % of those sent
-#                  allowed) and prints the defaults' (280-780).
+#                  the drops are `drop_overlimit` (2026-12: ~630-840 in 10
+#                  s with the defaults, whose ce_threshold at ingress is
+#                  the target; ~1600-1800 with CoDel alone).  At real RTTs
+#                  (10, 40, 100 ms through the bench's delay line)
+#                  rate_start_rtt.sh judges them (0 in every run; at most
+#                  0.5 % of those sent allowed) and prints CoDel alone's
+#                  (280-780).
 # For hook tc (tcx) and hook xdp, one cubic ECN flow each; EXTRA= adds
 # words to the attach.
 #

@@ -14,7 +14,7 @@
 #                  slow start that ends in a mark from one that ends in a
 #                  tail drop, which at these RTTs costs the window's whole
 #                  excess: 280-1700 segments, 2-12 % of those sent (the
-#                  police and default rows).  0.5 % (40-70 segments) leaves
+#                  police and codel rows).  0.5 % (40-70 segments) leaves
 #                  room for one small loss episode and none of those.
 #                  Every retransmit of every row fell in the first 3 s of
 #                  10 s runs (the sender's per-second count), so 8 s (six
@@ -26,31 +26,33 @@
 #   police         the same bucket with no law in front of it, as an
 #                  ingress policer has (tc's police action is not in this
 #                  kernel: no CONFIG_NET_ACT_POLICE): rate 20mbit, target
-#                  199ms interval 100s, so that CoDel never signals and
-#                  only the 200 ms horizon drops, a token bucket of 500 KB
-#                  plus the 32 KB burst.  Printed, not judged (2026-12:
+#                  199ms interval 100s ce_threshold off, so that nothing
+#                  marks or signals and only the 200 ms horizon drops, a
+#                  token bucket of 500 KB plus the 32 KB burst.  Printed, not judged (2026-12:
 #                  1000-1700 retransmits, 7-12 %, goodput 17-19.5 Mbit/s).
-#   default        sojourn's defaults.  First second judged, retransmits
-#                  printed: CoDel first signals after 100 ms above target,
-#                  and an ingress virtual queue delays nothing, so the
-#                  sender's RTT never grows and its slow start doubles on
-#                  past the rate until the horizon drops the excess
-#                  (2026-12: 280-780 retransmits at 10, 40 and 100 ms, all
-#                  in the first second, nearly all `drop_overlimit`;
-#                  goodput 7-16 Mbit/s.  Traced at 40 ms, where the BDP is
-#                  69 packets: the sender's cwnd reached 491 before the
-#                  first signal, 567 drops followed within 150 ms and the
-#                  recovery left cwnd at 4).
-#   ce_threshold   `ce_threshold 5ms`: every ECT packet that would wait
-#                  more than 5 ms is marked, so the slow start ends in a
-#                  mark a few ms into the virtual queue.  All three columns
-#                  judged, hook tc at 10, 40 and 100 ms, hook xdp at 40 ms
-#                  (2026-12: 0 retransmits in every run; the price is
-#                  throughput, as the marks go on until the queue has
-#                  drained: first second 0.44-0.76x, goodput 8-15.7
-#                  Mbit/s.  Traced at 40 ms: cwnd 130, then 35, then 16 in
-#                  three RTTs, all 337 marks within 250 ms, and cubic's
-#                  ~0.5 packet an RTT takes seconds back to the BDP).
+#   codel          CoDel alone (`ce_threshold off`, the default before
+#                  2026-12).  Printed, not judged: CoDel first signals
+#                  after 100 ms above target, and an ingress virtual queue
+#                  delays nothing, so the sender's RTT never grows and its
+#                  slow start doubles on past the rate until the horizon
+#                  drops the excess (2026-12: 280-780 retransmits at 10, 40
+#                  and 100 ms, all in the first second, nearly all
+#                  `drop_overlimit`; goodput 7-16 Mbit/s.  Traced at 40 ms,
+#                  where the BDP is 69 packets: the sender's cwnd reached
+#                  491 before the first signal, 567 drops followed within
+#                  150 ms and the recovery left cwnd at 4).
+#   default        sojourn's defaults, where ingress rate mode's
+#                  ce_threshold is the target (5 ms): every ECT packet that
+#                  would wait more than 5 ms is marked, so the slow start
+#                  ends in a mark a few ms into the virtual queue.  All
+#                  three columns judged, hook tc at 10, 40 and 100 ms, hook
+#                  xdp at 40 ms (2026-12, as `ce_threshold 5ms`: 0
+#                  retransmits in every run; the price is throughput, as
+#                  the marks go on until the queue has drained: first
+#                  second 0.44-0.76x, goodput 8-15.7 Mbit/s.  Traced at 40
+#                  ms: cwnd 130, then 35, then 16 in three RTTs, all 337
+#                  marks within 250 ms, and cubic's ~0.5 packet an RTT
+#                  takes seconds back to the BDP).
 # EXTRA= adds words to every attach.
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
@@ -125,23 +127,23 @@ wait_listen "$NS_S" t 5201
 
 # 40 ms: the three side by side
 delay_set 20
-download police.40 tc target 199ms interval 100s
+download police.40 tc target 199ms interval 100s ce_threshold off
 row "rtt 40 police: first second over the rate" "$FIRST" "" info
 row "rtt 40 police: retransmits (% of sent)" "$RETRANS ($RETRANS_PCT)" "" info
 row "rtt 40 police: goodput (Mbit/s)" "$GOODPUT" "" info
 counters "rtt 40 police"
-download default.40 tc
-check "rtt 40 default: first second over the rate" "$FIRST" '<=' 1.1
-row "rtt 40 default: retransmits (% of sent)" "$RETRANS ($RETRANS_PCT)" "" info
-row "rtt 40 default: goodput (Mbit/s)" "$GOODPUT" "" info
-counters "rtt 40 default"
+download codel.40 tc ce_threshold off
+row "rtt 40 codel: first second over the rate" "$FIRST" "" info
+row "rtt 40 codel: retransmits (% of sent)" "$RETRANS ($RETRANS_PCT)" "" info
+row "rtt 40 codel: goodput (Mbit/s)" "$GOODPUT" "" info
+counters "rtt 40 codel"
 
 # rows: ONE-WAY-MS HOOK
 for r in "20 tc" "20 xdp" "5 tc" "50 tc"; do
 	read -r d hook <<<"$r"
-	rtt=$((2 * d)) tag="rtt $((2 * d)) ce_threshold $hook"
+	rtt=$((2 * d)) tag="rtt $((2 * d)) default $hook"
 	delay_set "$d"
-	download "ce.$rtt.$hook" "$hook" ce_threshold 5ms
+	download "default.$rtt.$hook" "$hook"
 	check "$tag: first second over the rate" "$FIRST" '<=' 1.1
 	check "$tag: retransmits, % of sent ($RETRANS)" "$RETRANS_PCT" '<=' 0.5
 	check "$tag: goodput (Mbit/s)" "$GOODPUT" '>=' \
