@@ -12,7 +12,11 @@
 #              than the mean backlog, and the flood, judged unresponsive,
 #              is dropped at enqueue down toward its share
 # With fair, the TCP flows together must get at least 40% of the link and
-# the ping's median rise stay under 15 ms.
+# the ping's median rise stay under 20 ms.  That bar was 15 ms while the
+# judge also convicted the cubic flows (ECN or not) now and then, and its
+# drops held the queue lower: 12.7 ms in one run before, 13.5-16.6 ms in
+# four since it convicts only flows that do not answer (issue 17).  The
+# bar is lowered with that reason, not for noise.
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
 
@@ -56,7 +60,7 @@ is "show: fair" "$(sj show "$DEV_RS" -j -n "$NS_R" | jq -r '.[0].fair')" true
 run fair
 stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
 check "fair: TCP share of the link (%)" "$SHARE" '>=' 40
-check "fair: ping rise median (ms)" "$RISE" '<' 15
+check "fair: ping rise median (ms)" "$RISE" '<' 20
 check "fair: unresponsive_drops" "$(jq .unresponsive_drops <<<"$stats")" '>' 0
 row "fair: new_flow_count" "$(jq .new_flow_count <<<"$stats")" "" info
 row "fair: ecn_mark / drops (CoDel)" "$(jq -r '"\(.ecn_mark) / \(.drops)"' <<<"$stats")" "" info
