@@ -6,7 +6,7 @@
 # "ISP"); the client cannot touch it, but it can police what arrives just
 # below the ISP's rate, so the ISP's queue never builds:
 #   fifo      the ISP alone: 4 cubic downloads bloat its FIFO (> 200 ms)
-#   tc        sojourn ingress rate at 92 % of what the FIFO run delivered,
+#   tc        sojourn ingress rate at 90 % of what the FIFO run delivered,
 #             on the client's interface, tcx
 #   xdp       the same through XDP (libxdp), native on a veth
 # Each sojourn run: bulk RTT rise (server's srtt, median) under 15 ms and
@@ -15,7 +15,10 @@
 # advice: 85-95 % of what the line carries), not from HTB's nominal 20
 # Mbit: HTB on a busy 2-core machine delivered 18.6 Mbit/s of frames once,
 # below a fixed 19mbit, and then the ISP's FIFO, not sojourn, was the
-# bottleneck (a 570 ms rise, 0 overlimit drops).
+# bottleneck (a 570 ms rise, 0 overlimit drops).  92 % of it was still
+# too close once: the FIFO run read 19.1 Mbit/s of goodput, sojourn's rate
+# was 18.4 Mbit/s of frames, and the tc run's rise was 20.6 ms (its other
+# runs 4.8 ms); hence 90 %, sqm's middle.
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
 
@@ -40,8 +43,8 @@ check "ISP FIFO alone: RTT rise median (ms)" "$(fsub "$(rtt_median fifo)" "$idle
 gp_fifo=$(goodput fifo)
 row "ISP FIFO alone: goodput (Mbit/s)" "$gp_fifo" "" info
 # frames on the wire per payload byte: 1514 / 1448 (MSS with timestamps)
-rate_kbit=$(awk -v g="$gp_fifo" 'BEGIN{printf "%d", g * 1514 / 1448 * 0.92 * 1000}')
-check "sojourn's rate: 92 % of the link's frames (kbit/s)" "$rate_kbit" '>' 10000
+rate_kbit=$(awk -v g="$gp_fifo" 'BEGIN{printf "%d", g * 1514 / 1448 * 0.90 * 1000}')
+check "sojourn's rate: 90 % of the link's frames (kbit/s)" "$rate_kbit" '>' 10000
 
 for hook in tc xdp; do
 	sj attach "$DEV_C" ingress rate "${rate_kbit}kbit" hook $hook -n "$NS_C" ||
