@@ -75,7 +75,7 @@ veth() {
 }
 
 net_up() {
-	local ns r i args=()
+	local ns
 	WORK=${WORK:-$(mktemp -d "/tmp/$BN_ID.XXXXXX")}
 	NET_UP=1
 	for ns in "$NS_C" "$NS_R" "$NS_D" "$NS_S"; do
@@ -95,15 +95,22 @@ net_up() {
 	ip -n "$NS_C" route add 198.18.2.0/24 via "$IP_RC"
 	ip -n "$NS_S" route add 198.18.1.0/24 via "$IP_RS"
 	inr sysctl -qw net.ipv4.ip_forward=1
+	delayline_start "$DELAY_MS"
+}
+
+# delayline_start MS: the delay line, MS each way (and DELAY_RULES), and
+# wait until the server answers through it
+delayline_start() {
+	local args=() r
 	for r in $DELAY_RULES; do args+=(-p "$r"); done
-	ip netns exec "$NS_D" "$DELAYLINE" -d "$DELAY_MS" "${args[@]}" "$DEV_DR" "$DEV_DS" \
-		>"$WORK/delayline.out" 2>&1 &
+	ip netns exec "$NS_D" "$DELAYLINE" -d "$1" "${args[@]}" "$DEV_DR" "$DEV_DS" \
+		>>"$WORK/delayline.out" 2>&1 &
 	DELAYLINE_PID=$!
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		inc fping -q -c1 -t 1000 "$IP_S" >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
-	die "topology: $IP_S unreachable from client"
+	die "no path through the delay line at $1 ms: $IP_S unreachable from client"
 }
 
 # delayline_stop: stop the delay line; its statistics line is then the

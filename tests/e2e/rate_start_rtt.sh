@@ -76,15 +76,7 @@ trap 'exit 130' INT TERM
 # delay_set MS: the delay line again, MS each way
 delay_set() {
 	delayline_stop
-	ip netns exec "$NS_D" "$DELAYLINE" -d "$1" "$DEV_DR" "$DEV_DS" \
-		>>"$WORK/delayline.out" 2>&1 &
-	# shellcheck disable=SC2034  # net.sh's delayline_stop and net_down read it
-	DELAYLINE_PID=$!
-	for _ in $(seq 50); do
-		inc fping -q -c1 -t 1000 "$IP_S" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	die "no path through the delay line at $1 ms"
+	delayline_start "$1"
 }
 
 # download TAG HOOK ATTACH-WORDS...: one cubic flow for SECS s to the
