@@ -106,7 +106,7 @@ struct sj_settings {
 
 enum sj_sparse {
 	SJ_SPARSE_OFF = 0,
-	SJ_SPARSE_AUTO = 1,	/* pfifo_fast's band 0 where the root is one */
+	SJ_SPARSE_AUTO = 1,	/* pfifo_fast's band 0: root, or mq's children */
 	SJ_SPARSE_CLASS = 2,	/* an HTB class the operator names */
 };
 
@@ -326,7 +326,8 @@ struct sj_meta {
 	__u32 prog_id;		/* our tc or XDP program, to find it again */
 	__u32 xdp_dispatcher;	/* in libxdp's dispatcher (0: the kernel refused
 				 * it, we hold the XDP hook alone) */
-	__u32 pad;
+	__u32 sparse_class_made;	/* the HTB class sparse_class auto added
+					 * (loader/htbpath.c), removed at detach */
 	__u64 attached_at;	/* CLOCK_REALTIME seconds */
 	char ifname[16];
 	char netns[64];		/* name given with -n, "" for the caller's */

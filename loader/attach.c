@@ -17,6 +17,7 @@
 #include "qdisc.h"
 #include "tune.h"
 #include "linktype.h"
+#include "htbpath.h"
 #include "sojourn.skel.h"
 #include "sojourn_xdp.skel.h"
 
@@ -28,6 +29,7 @@ struct attach_ctx {
 	bool xdp_attached;
 	int egress_link_fd;
 	bool clsact_attached;
+	__u32 class_made;		/* an HTB class of ours, until pinned */
 	struct sj_meta meta;
 	__u32 link_layer;		/* enum sj_link_layer: where frames begin */
 	char tmp[SJ_PATH_MAX];
@@ -170,6 +172,8 @@ static void undo(struct attach_ctx *c)
 		sj_xdp_detach(&c->meta);
 	if (c->tmp[0])
 		sj_pins_remove_dir(c->tmp);
+	if (c->class_made)
+		sj_htb_path_del(c->meta.ifindex, c->class_made);
 	if (c->egress_link_fd >= 0)
 		close(c->egress_link_fd);
 	bpf_link__destroy(c->dequeue_link);
@@ -214,6 +218,60 @@ static enum sj_hook tc_hook(const struct sj_tune *tune)
 	return 0;	/* tcx, clsact where the kernel has no tcx */
 }
 
+/*
+ * sparse_class auto's path ahead on this device, as the skb->priority that
+ * takes it: the class *made earlier if there is one; pfifo_fast's band 0;
+ * under an HTB root a class added beside the default one (its classid
+ * also in *made).  Where there is none, one line that says so and what
+ * would add one.
+ */
+static __u32 sparse_auto(const struct sj_link *link, __u32 *made)
+{
+	char kind[32] = "", why[320];
+	__u32 prio;
+
+	if (*made)
+		return *made;
+	prio = sj_sparse_auto_priority(link->ifindex);
+	if (prio)
+		return prio;
+	sj_root_qdisc_kind(link->ifindex, kind, sizeof(kind));
+	if (!strcmp(kind, "htb")) {
+		*made = sj_htb_path_add(link, why, sizeof(why));
+		if (*made)
+			return *made;
+		sj_info("sojourn: note: %s: sparse_class auto: no class for sparse flows to go ahead in: %s; or name one with sparse_class CLASSID",
+			link->name, why);
+		return 0;
+	}
+	sj_info("sojourn: note: %s: sparse_class auto: root %s has no band ahead; sparse flows wait with the bulk; pfifo_fast has one (tc qdisc replace dev %s root pfifo_fast), or an HTB class can be named with sparse_class CLASSID",
+		link->name, *kind ? kind : "qdisc", link->name);
+	return 0;
+}
+
+/*
+ * sparse_class auto under an HTB root adds a class (htbpath.c) once the
+ * meta is pinned in the tmp folder, and records it there before anything
+ * else: an attach killed from here on leaves a folder whose sweep removes
+ * the class (pins.c), never a class no one knows of.
+ */
+static int sparse_class_early(struct attach_ctx *c, const struct sj_link *link,
+			      const struct sj_tune *tune, struct sj_settings *set)
+{
+	__u32 zero = 0;
+
+	if (tune->sparse != SJ_SPARSE_AUTO || tune->mode != SJ_MODE_QUEUE ||
+	    set->sparse_priority)
+		return 0;
+	set->sparse_priority = sparse_auto(link, &c->class_made);
+	if (!c->class_made)
+		return 0;
+	c->meta.sparse_class_made = c->class_made;
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.meta), &zero, &c->meta, 0))
+		return sj_err("cannot write meta: %s", strerror(errno));
+	return write_settings(c, set);
+}
+
 static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 		     __u64 cookie, const struct sj_tune *tune,
 		     const struct sj_pins *pins, const char *root_kind)
@@ -223,10 +281,11 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 	__u32 zero = 0;
 
 	sj_tune_to_settings(tune, link->mtu + link->hard_header_len, &set);
-	if (tune->sparse == SJ_SPARSE_AUTO)
-		set.sparse_priority = sj_sparse_auto_priority(root_kind);
 	c->meta.netns_cookie = cookie;
 	c->meta.ifindex = link->ifindex;
+	/* a band the tree has; a class to add waits for pin_early (below) */
+	if (tune->sparse == SJ_SPARSE_AUTO && tune->mode == SJ_MODE_QUEUE)
+		set.sparse_priority = sj_sparse_auto_priority(link->ifindex);
 	c->meta.direction = tune->dir;
 	c->meta.mode = tune->mode;
 	c->meta.attached_at = time(NULL);
@@ -264,7 +323,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 				return sj_err("cannot attach to tracepoint net_dev_start_xmit: %s",
 					      strerror(errno));
 		}
-		if (pin_early(c))
+		if (pin_early(c) || sparse_class_early(c, link, tune, &set))
 			return -1;
 		if (sj_hook_attach(bpf_program__fd(c->skel->progs.sojourn_egress),
 				   link->ifindex, tc_hook(tune), &c->meta,
@@ -288,6 +347,7 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 	c->tmp[0] = '\0';
 	c->clsact_attached = false;	/* the folder owns it now */
 	c->xdp_attached = false;
+	c->class_made = 0;
 	if (!xdp)
 		sj_ahead_note(&c->meta);	/* attached, but maybe blind */
 	return 0;
@@ -347,21 +407,42 @@ int cmd_attach(int argc, char **argv)
  * option sets are kept), with sparse auto worked out for the device's root
  * as it is now.  Shared by change and replace.
  */
-int sj_settings_write(const struct sj_link *link, int fd,
-		      const struct sj_tune *tune, struct sj_settings *set)
+int sj_settings_write(const struct sj_link *link, const struct sj_pins *pins,
+		      int fd, const struct sj_tune *tune, struct sj_settings *set)
 {
-	__u32 zero = 0;
+	struct sj_meta meta;
+	__u32 zero = 0, made;
+	int err;
 
+	if (sj_meta_read(pins->dir, &meta))
+		return sj_err("cannot read what %s is attached as", link->name);
+	made = meta.sparse_class_made;
 	sj_tune_to_settings(tune, set->codel.mtu, set);
-	if (tune->sparse == SJ_SPARSE_AUTO) {
-		char kind[32] = "";
-
-		sj_root_qdisc_kind(link->ifindex, kind, sizeof(kind));
-		set->sparse_priority = sj_sparse_auto_priority(kind);
-	}
-	if (bpf_map_update_elem(fd, &zero, set, BPF_F_LOCK))
+	if (tune->sparse == SJ_SPARSE_AUTO && meta.mode == SJ_MODE_QUEUE)
+		set->sparse_priority = sparse_auto(link, &made);
+	if (bpf_map_update_elem(fd, &zero, set, BPF_F_LOCK)) {
+		err = errno;
+		if (made != meta.sparse_class_made)
+			sj_htb_path_del(link->ifindex, made);
 		return sj_err("cannot update settings of %s: %s", link->name,
-			      strerror(errno));
+			      strerror(err));
+	}
+	/* no longer asked for: the class goes once nothing steers into it */
+	if (made && tune->sparse != SJ_SPARSE_AUTO) {
+		sj_sparse_class_remove(&meta);
+		made = 0;
+	}
+	if (made != meta.sparse_class_made) {
+		meta.sparse_class_made = made;
+		if (sj_meta_write(pins->dir, &meta)) {
+			err = errno;
+			if (made)	/* unrecorded, it would outlive us */
+				sj_htb_path_del(link->ifindex, made);
+			return sj_err("cannot record class %x:%x in %s's meta: %s",
+				      made >> 16, made & 0xffff, link->name,
+				      strerror(err));
+		}
+	}
 	return 0;
 }
 
@@ -420,7 +501,7 @@ int cmd_change(int argc, char **argv)
 		return -1;
 	sj_tune_from_settings(&tune, &set, &meta);
 	err = sj_tune_parse(&tune, argc - n, argv + n, false) ||
-	      sj_tune_check(&tune) || sj_settings_write(&link, fd, &tune, &set);
+	      sj_tune_check(&tune) || sj_settings_write(&link, &pins, fd, &tune, &set);
 	close(fd);
 	return err ? -1 : 0;
 }

@@ -94,6 +94,7 @@ int sj_pins_layout(const char *dir, char *why, size_t len);
 void sj_pins_foreign(const char *dir, const char *why, bool skipped);
 /* -EPROTO when the meta is of another layout */
 int sj_meta_read(const char *dir, struct sj_meta *meta);
+int sj_meta_write(const char *dir, const struct sj_meta *meta);
 /* the folder of DEV in the namespace with this cookie, by ifindex or, for
  * a device that is gone, by the name it had */
 int sj_pins_find(const char *dev, __u64 cookie, enum sj_dir dir,
@@ -150,11 +151,15 @@ void sj_ahead_show_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
 int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
 	       __u64 *cookie, struct sj_pins *pins);
 /* attach.c: an attachment's settings map, open (the fd) with its value
- * read; and tune written over that value (change and replace) */
+ * read; and tune written over that value (change and replace), with the
+ * HTB class of sparse_class auto added or removed to match */
 struct sj_tune;
 int sj_settings_open(const struct sj_pins *pins, struct sj_settings *set);
-int sj_settings_write(const struct sj_link *link, int fd,
-		      const struct sj_tune *tune, struct sj_settings *set);
+int sj_settings_write(const struct sj_link *link, const struct sj_pins *pins,
+		      int fd, const struct sj_tune *tune, struct sj_settings *set);
+/* detach.c: removes the HTB class sparse_class auto added, if this is
+ * still the namespace it was added in; a failure is one line, not fatal */
+void sj_sparse_class_remove(const struct sj_meta *meta);
 /* attach.c: the request goes in at XDP (ingress of a device with no
  * virtual kind, or asked for), else at tc */
 bool sj_wants_xdp(const struct sj_tune *tune, const struct sj_link *link);

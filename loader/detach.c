@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <linux/pkt_sched.h>
 #include "common.h"
+#include "htbpath.h"
 
 #define FOREIGN_FILTERS_MAX 64
 
@@ -69,6 +70,22 @@ static int detach_foreign(const char *final, const char *dir)
 	return err;
 }
 
+void sj_sparse_class_remove(const struct sj_meta *meta)
+{
+	__u64 here;
+	int err;
+
+	/* an ifindex means a device only in the namespace it came from */
+	if (!meta->sparse_class_made || sj_netns_cookie(&here) ||
+	    here != meta->netns_cookie)
+		return;
+	err = sj_htb_path_del(meta->ifindex, meta->sparse_class_made);
+	if (err)
+		sj_info("sojourn: warning: %s: cannot remove HTB class %x:%x that sparse_class auto added: %s",
+			meta->ifname, meta->sparse_class_made >> 16,
+			meta->sparse_class_made & 0xffff, strerror(-err));
+}
+
 int sj_detach_dir(const char *final)
 {
 	char path[SJ_PATH_MAX], dir[SJ_PATH_MAX];
@@ -101,6 +118,8 @@ int sj_detach_dir(const char *final)
 		if (err)
 			return err;
 	}
+	if (sj_meta_read(dir, &meta) == 0)
+		sj_sparse_class_remove(&meta);
 	err = sj_pins_remove_dir(dir);
 	if (err)
 		return sj_err("cannot remove %s: %s", dir, strerror(-err));

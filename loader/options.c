@@ -176,7 +176,7 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED,
 		.why = "rate mode has no queue to go ahead in",
 		.arg = "CLASSID|auto|off",
-		.help = "steer sparse flows: to a class, to pfifo_fast band 0 (auto), off (default)",
+		.help = "steer sparse flows: to a class, to pfifo_fast band 0 under the root or mq (auto), off (default)",
 	},
 	[SJ_O_FLOWS] = {
 		.word = "flows",

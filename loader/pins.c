@@ -99,8 +99,9 @@ int sj_pins_remove_dir(const char *dir)
 /*
  * A "tmp-PID-..." folder whose PID is gone was left by a killed attach or
  * detach.  Its pinned tcx link goes with the folder; a clsact filter or an
- * XDP program must be taken off by hand, which only works from the
- * device's namespace: elsewhere the folder waits for a command run there.
+ * XDP program must be taken off by hand, and so must an HTB class of
+ * sparse_class auto, which only works from the device's namespace:
+ * elsewhere the folder waits for a command run there.
  */
 static void remove_stale_tmp(const char *name)
 {
@@ -116,7 +117,8 @@ static void remove_stale_tmp(const char *name)
 	if (sj_pin_path(path, SJ_PIN_ROOT, name))
 		return;
 	if (sj_meta_read(path, &meta) == 0 &&
-	    (meta.hook == SJ_HOOK_CLSACT || meta.hook == SJ_HOOK_XDP)) {
+	    (meta.hook == SJ_HOOK_CLSACT || meta.hook == SJ_HOOK_XDP ||
+	     meta.sparse_class_made)) {
 		if (sj_netns_cookie(&here) || here != meta.netns_cookie)
 			return;
 		if (meta.hook == SJ_HOOK_XDP) {
@@ -131,6 +133,7 @@ static void remove_stale_tmp(const char *name)
 			if (err)
 				return;
 		}
+		sj_sparse_class_remove(&meta);
 	}
 	remove_contents(path);
 }
@@ -318,6 +321,19 @@ int sj_meta_read(const char *dir, struct sj_meta *meta)
 	if (fd < 0)
 		return -errno;
 	err = bpf_map_lookup_elem(fd, &zero, meta);
+	close(fd);
+	return err ? -errno : 0;
+}
+
+int sj_meta_write(const char *dir, const struct sj_meta *meta)
+{
+	__u32 zero = 0;
+	int fd, err;
+
+	fd = sj_pin_open_map(dir, "meta", NULL, 0);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_update_elem(fd, &zero, meta, 0);
 	close(fd);
 	return err ? -errno : 0;
 }

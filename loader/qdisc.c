@@ -146,6 +146,46 @@ static const char *root_kind(const struct sj_qdisc_tree *t)
 	return "";
 }
 
+/*
+ * pfifo_fast serves band 0 first, strictly, and maps skb->priority to a band
+ * through a fixed table: TC_PRIO_INTERACTIVE (6) lands in band 0
+ * (sch_default_prio2band, net/sched/sch_generic.c, unchanged from 2.6 to
+ * 6.18).  mq hands each packet to one child per transmit queue; its
+ * children are the default qdisc, pfifo_fast unless net.core.default_qdisc
+ * says otherwise, and skb->priority passes through mq untouched.  So the
+ * path exists when every qdisc of the tree below an mq root is pfifo_fast.
+ */
+__u32 sj_qdisc_sparse_path(const struct sj_qdisc_tree *t)
+{
+	const char *root = root_kind(t);
+	size_t i, children = 0;
+
+	if (!strcmp(root, "pfifo_fast"))
+		return SJ_PRIO_INTERACTIVE;
+	if (strcmp(root, "mq"))
+		return 0;
+	for (i = 0; i < t->n; i++) {
+		if (t->q[i].parent == TC_H_ROOT)
+			continue;
+		if (strcmp(t->q[i].kind, "pfifo_fast"))
+			return 0;
+		children++;
+	}
+	return children ? SJ_PRIO_INTERACTIVE : 0;
+}
+
+__u32 sj_sparse_auto_priority(__u32 ifindex)
+{
+	struct sj_qdisc_tree t;
+	__u32 prio;
+
+	if (sj_qdisc_tree_get(ifindex, &t))
+		return 0;
+	prio = sj_qdisc_sparse_path(&t);
+	sj_qdisc_tree_free(&t);
+	return prio;
+}
+
 /* " (and 3 more)" */
 static void more_text(size_t others, char *buf, size_t len)
 {

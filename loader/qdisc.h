@@ -17,4 +17,11 @@ int sj_qdisc_tree_judge(const struct sj_link *link,
 int sj_qdisc_check(const struct sj_link *link, enum sj_mode mode,
 		   char *root, size_t len);
 
+/* The band ahead that `sparse_class auto` sends sparse flows to, as the
+ * skb->priority that reaches it: pfifo_fast's band 0, at the root or under
+ * each queue of an mq root.  0 where the tree has none.
+ * sj_sparse_auto_priority reads the device's tree (0 if it cannot). */
+__u32 sj_qdisc_sparse_path(const struct sj_qdisc_tree *tree);
+__u32 sj_sparse_auto_priority(__u32 ifindex);
+
 #endif

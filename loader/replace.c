@@ -91,7 +91,7 @@ int cmd_replace(int argc, char **argv)
 	fd = sj_settings_open(&pins, &set);
 	if (fd < 0)
 		return -1;
-	err = sj_settings_write(&link, fd, &tune, &set);
+	err = sj_settings_write(&link, &pins, fd, &tune, &set);
 	close(fd);
 	return err;
 }

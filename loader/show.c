@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <linux/pkt_sched.h>
 #include "common.h"
 #include "obs.h"
 #include "output.h"
@@ -185,10 +186,14 @@ static void show_fair(const struct sj_settings *set)
 		break;
 	case SJ_SPARSE_AUTO:
 		out_str("sparse_class", " sparse_class %s", "auto");
-		if (set->sparse_priority)
+		if (TC_H_MAJ(set->sparse_priority))
+			out_text(" (HTB class %x:%x, added by sojourn until detach)",
+				 set->sparse_priority >> 16,
+				 set->sparse_priority & 0xffff);
+		else if (set->sparse_priority)
 			out_text(" (pfifo_fast band 0)");
 		else
-			out_text(" (off: the root qdisc has no band ahead; name an HTB class)");
+			out_text(" (off: no band or class ahead; attach said why)");
 		break;
 	default:
 		out_str("sparse_class", " sparse_class %s", "off");

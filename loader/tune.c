@@ -251,11 +251,6 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 	}
 }
 
-__u32 sj_sparse_auto_priority(const char *root_kind)
-{
-	return !strcmp(root_kind, "pfifo_fast") ? SJ_PRIO_INTERACTIVE : 0;
-}
-
 int sj_dir_arg(int argc, char **argv, enum sj_dir *dir)
 {
 	*dir = SJ_DIR_EGRESS;

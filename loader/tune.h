@@ -54,9 +54,6 @@ int sj_tune_problem(const struct sj_tune *t, bool conf, char *msg, size_t len,
 int sj_tune_check(const struct sj_tune *t);
 void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 			 struct sj_settings *s);
-/* sparse auto: the priority that puts sparse flows ahead under this root
- * qdisc, 0 where none does */
-__u32 sj_sparse_auto_priority(const char *root_kind);
 /* "ingress"/"egress" right after DEV; returns how many words it took */
 int sj_dir_arg(int argc, char **argv, enum sj_dir *dir);
 /* "ethernet", "atm" or "ptm"; NULL for none of them */

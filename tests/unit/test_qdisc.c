@@ -77,6 +77,11 @@ TREE(htb_choke, Q("htb", H(1, 0), TC_H_ROOT), Q("htb", H(0x10, 0), H(1, 1)),
 TREE(leaf_first, Q("fq_codel", H(0x10, 0), H(1, 0x10)),
      Q("pie", H(0x20, 0), H(1, 0x20)), Q("htb", H(1, 0), TC_H_ROOT));
 TREE(fq_root, Q("fq", H(1, 0), TC_H_ROOT));
+TREE(pfifo_fast_root, Q("pfifo_fast", 0, TC_H_ROOT));
+/* one queue's child replaced by hand: no band ahead on that queue */
+TREE(mq_mixed, Q("mq", H(1, 0), TC_H_ROOT),
+     Q("pfifo_fast", 0, H(1, 1)), Q("pfifo", H(0x10, 0), H(1, 2)));
+TREE(mq_bare, Q("mq", H(1, 0), TC_H_ROOT));
 TREE(codel_root, Q("codel", H(1, 0), TC_H_ROOT));
 
 static const struct sj_link eth0 = { .name = "eth0", .ifindex = 2 };
@@ -202,6 +207,21 @@ int main(void)
 	next_tree = &mq_default;
 	CHECK(sj_qdisc_check(&eth0, SJ_MODE_QUEUE, root, sizeof(root)) < 0 &&
 	      !strcmp(root, "mq"), "root of mq_default: \"%s\"", root);
+
+	/* sparse_class auto's band ahead: pfifo_fast's band 0, at the root or
+	 * under every queue of mq; none anywhere else */
+	CHECK(sj_qdisc_sparse_path(&pfifo_fast_root) == SJ_PRIO_INTERACTIVE,
+	      "pfifo_fast root: band 0");
+	CHECK(sj_qdisc_sparse_path(&mq_pfifo_fast) == SJ_PRIO_INTERACTIVE,
+	      "mq of pfifo_fast: band 0 of each queue");
+	CHECK(sj_qdisc_sparse_path(&mq_mixed) == 0, "mq with a pfifo child: none");
+	CHECK(sj_qdisc_sparse_path(&mq_bare) == 0, "mq with no children listed: none");
+	CHECK(sj_qdisc_sparse_path(&mq_default) == 0, "mq of fq_codel: none");
+	CHECK(sj_qdisc_sparse_path(&htb_pfifo) == 0, "htb: none of its own");
+	CHECK(sj_qdisc_sparse_path(&pfifo_root) == 0, "pfifo: none");
+	next_tree = &mq_pfifo_fast;
+	CHECK(sj_sparse_auto_priority(eth0.ifindex) == SJ_PRIO_INTERACTIVE,
+	      "sj_sparse_auto_priority reads the device's tree");
 
 	if (fails) {
 		printf("%d check(s) failed\n", fails);
