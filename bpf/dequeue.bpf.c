@@ -137,6 +137,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	__u64 stamp, now, prev_left = 0, interval_ns;
 	codel_time_t sojourn;
 	__u32 zero = 0, txq, qidx, len, backlog = 0, sparse_priority, fair;
+	int steered;
 
 	if (dev->ifindex != cfg_ifindex ||
 	    BPF_CORE_READ(dev, nd_net.net, net_cookie) != cfg_netns_cookie)
@@ -166,6 +167,10 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 			st->dequeue_repeats++;
 			return 0;
 		}
+		/* a younger packet of this flow left before it: the queue
+		 * (or whatever sent one of them ahead) reordered the flow */
+		if (stamp < READ_ONCE(flow->last_stamp))
+			st->reordered++;
 		prev_left = flow->last_left;
 		flow->last_stamp = stamp;
 		flow->last_left = now;
@@ -180,7 +185,12 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	qidx = cfg_num_txq > 1 ? txq : 0;
 	sojourn = CODEL_NS(now - stamp);
 	q = bpf_map_lookup_elem(&queues, &qidx);
-	if (q) {
+	/* a packet sent ahead to another class did not wait in the bulk
+	 * queue: its short sojourn is not the queue's delay, which egress
+	 * reads to judge (fair.h: staleness, unresponsive flows); one
+	 * aligned word, read without the lock */
+	steered = skb->priority && skb->priority == READ_ONCE(set->sparse_priority);
+	if (q && !steered) {
 		/* one writer per queue (qdisc_run_begin): no lock */
 		WRITE_ONCE(q->vars.ldelay, sojourn);
 		if (len > q->maxpacket)
@@ -205,9 +215,8 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		q->sent_at = now;
 	}
 
-	/* a packet we sent ahead to another class did not wait in the bulk
-	 * queue: its short sojourn says nothing of the flow's bulk path */
-	if (sparse_priority && skb->priority == sparse_priority)
+	/* nor does it say anything of the flow's bulk path */
+	if (steered)
 		return 0;
 
 	/* the backlog only matters once sojourn is above target: below it,

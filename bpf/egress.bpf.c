@@ -145,6 +145,8 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 {
 	__u64 ldelay = CODEL_TO_NS(READ_ONCE(q->vars.ldelay));
 	__u64 backlog = READ_ONCE(flow->backlog), mean;
+	int left = sj_fair_left_for_sure(backlog, flow->backlog_at, now,
+					 set->interval_ns);
 	__u32 len = skb->len, answer_intervals = 1;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
@@ -160,11 +162,12 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					    set->interval_ns, len);
 	flow->recent_at = now;
 	/* Sent ahead only if that cannot pass a packet of its own: the flow
-	 * has nothing queued, or all it has queued went ahead too (its last
-	 * packet did, and every one before that, by the same rule). */
+	 * has nothing queued (for sure, fair.h), or all it has queued went
+	 * ahead too (its last packet did, and every one before that, by the
+	 * same rule). */
 	flow->steered = set->sparse_priority &&
 			flow->recent_bytes <= set->quantum &&
-			(!backlog || flow->steered) &&
+			(left || flow->steered) &&
 			sj_fair_sparse_room(READ_ONCE(q->steered_recent),
 					    now - READ_ONCE(q->steered_at),
 					    READ_ONCE(q->sent_recent),

@@ -151,6 +151,20 @@ static __always_inline int sj_fair_sparse_room(__u64 steered, __u64 steered_dt,
 	return steered + len <= budget;
 }
 
+/*
+ * Whether a flow surely has nothing left in the queue, as sending it ahead
+ * needs: its count is zero, or its last enqueue is an interval old.  The
+ * staleness rule forgets a count sooner, after the last packet's delay
+ * plus a target: right for shares, where a count kept too long would do
+ * more harm, but not for order, as a queue whose delay grows still holds
+ * the flow's packet then, and a packet sent ahead would pass it.
+ */
+static __always_inline int sj_fair_left_for_sure(__u64 counted, __u64 backlog_at,
+						 __u64 now, __u64 interval_ns)
+{
+	return !counted || now - backlog_at >= interval_ns;
+}
+
 /* Unresponsive: took signals while heavy, and answered none of them
  * within `intervals` intervals of the first */
 static __always_inline int sj_fair_unresponsive(__u64 judged_since, __u64 now,

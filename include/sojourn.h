@@ -250,6 +250,9 @@ struct sj_stats {
 	__u64 frag_unmatched;	/* later fragments whose first fragment was
 				 * not seen (reordered, or forgotten): keyed
 				 * by addresses and protocol alone */
+	__u64 reordered;	/* packets that left the qdisc after a younger
+				 * packet of their own flow: whatever passed
+				 * it (sparse steering, classes, queues) */
 };
 
 /*

@@ -234,7 +234,7 @@ static const char *const rn_tail_names[] = {
 	"new_flow_count", "sparse_steered", "sparse_bounded",
 	"unresponsive_drops", "tcp_answers",
 	"signals", "signals_expired", "signals_paced",
-	"dequeue_repeats", "frag_unmatched",
+	"dequeue_repeats", "frag_unmatched", "reordered",
 };
 _Static_assert(sizeof(rn_stat_names) / sizeof(rn_stat_names[0]) +
 	       SJ_PKT_KINDS + sizeof(rn_tail_names) / sizeof(rn_tail_names[0]) ==
