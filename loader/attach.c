@@ -225,7 +225,8 @@ static enum sj_hook tc_hook(const struct sj_tune *tune)
  * also in *made).  Where there is none, one line that says so and what
  * would add one.
  */
-static __u32 sparse_auto(const struct sj_link *link, __u32 *made)
+static __u32 sparse_auto(const struct sj_link *link, __u64 interval_ns,
+			 __u32 *made)
 {
 	char kind[32] = "", why[320];
 	__u32 prio;
@@ -237,7 +238,7 @@ static __u32 sparse_auto(const struct sj_link *link, __u32 *made)
 		return prio;
 	sj_root_qdisc_kind(link->ifindex, kind, sizeof(kind));
 	if (!strcmp(kind, "htb")) {
-		*made = sj_htb_path_add(link, why, sizeof(why));
+		*made = sj_htb_path_add(link, interval_ns, why, sizeof(why));
 		if (*made)
 			return *made;
 		sj_info("sojourn: note: %s: sparse_class auto: no class for sparse flows to go ahead in: %s; or name one with sparse_class CLASSID",
@@ -263,7 +264,7 @@ static int sparse_class_early(struct attach_ctx *c, const struct sj_link *link,
 	if (tune->sparse != SJ_SPARSE_AUTO || tune->mode != SJ_MODE_QUEUE ||
 	    set->sparse_priority)
 		return 0;
-	set->sparse_priority = sparse_auto(link, &c->class_made);
+	set->sparse_priority = sparse_auto(link, tune->interval_ns, &c->class_made);
 	if (!c->class_made)
 		return 0;
 	c->meta.sparse_class_made = c->class_made;
@@ -419,7 +420,7 @@ int sj_settings_write(const struct sj_link *link, const struct sj_pins *pins,
 	made = meta.sparse_class_made;
 	sj_tune_to_settings(tune, set->codel.mtu, set);
 	if (tune->sparse == SJ_SPARSE_AUTO && meta.mode == SJ_MODE_QUEUE)
-		set->sparse_priority = sparse_auto(link, &made);
+		set->sparse_priority = sparse_auto(link, tune->interval_ns, &made);
 	if (bpf_map_update_elem(fd, &zero, set, BPF_F_LOCK)) {
 		err = errno;
 		if (made != meta.sparse_class_made)

@@ -202,7 +202,7 @@ static void rate_put(struct tc_ratespec *spec, __u64 rate)
 }
 
 static int class_add(const struct sj_link *link, __u32 classid, __u32 parent,
-		     __u64 rate, __u64 ceil)
+		     __u64 rate, __u64 ceil, __u64 interval_ns)
 {
 	__u32 mtu = link->mtu + link->hard_header_len;
 	struct tc_htb_opt o = { .quantum = mtu, .prio = 0 };
@@ -212,8 +212,15 @@ static int class_add(const struct sj_link *link, __u32 classid, __u32 parent,
 
 	rate_put(&o.rate, rate);
 	rate_put(&o.ceil, ceil);
-	/* tc's default bursts: what the rate sends in 1 ms, plus a packet */
-	o.buffer = ticks(rate / 1000 + mtu, rate);
+	/* A burst of what the rate sends in an interval: sparse packets of
+	 * many flows arrive together, and beyond its burst the class must
+	 * borrow, which HTB serves only after every class within its own
+	 * rate (level 0 before the parent's level): behind the bulk.  With
+	 * tc's default (1 ms of the rate plus a packet) fair_sparse's probes
+	 * waited 25 ms at p99, and a flow's bulk packet passed its own packet
+	 * sent ahead.  An interval's worth is the bound sojourn keeps anyway
+	 * (fair.h).  The ceil's burst is tc's default. */
+	o.buffer = ticks(rate * interval_ns / 1000000000ULL + mtu, rate);
 	o.cbuffer = ticks(ceil / 1000 + mtu, ceil);
 	nlh = tc_req(&r, RTM_NEWTCLASS, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
 		     link->ifindex, classid, parent);
@@ -228,7 +235,8 @@ static int class_add(const struct sj_link *link, __u32 classid, __u32 parent,
 	return sj_nl_talk(nlh, NULL, NULL);
 }
 
-__u32 sj_htb_path_add(const struct sj_link *link, char *why, size_t len)
+__u32 sj_htb_path_add(const struct sj_link *link, __u64 interval_ns,
+		      char *why, size_t len)
 {
 	struct htb_class *def, *parent;
 	struct htb_walk w;
@@ -277,7 +285,7 @@ __u32 sj_htb_path_add(const struct sj_link *link, char *why, size_t len)
 	 * guaranteed rate; beyond it, it borrows as the default class does */
 	ret = class_add(link, classid, parent->classid,
 			parent->rate / SJ_SPARSE_SHARE ? parent->rate / SJ_SPARSE_SHARE : 1,
-			parent->ceil);
+			parent->ceil, interval_ns);
 	if (ret < 0) {
 		snprintf(why, len, "cannot add class %s under %s: %s",
 			 id_text(classid, a, sizeof(a)),

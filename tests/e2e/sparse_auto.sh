@@ -128,8 +128,8 @@ verdict "htb prio 1: show names the class" \
 	"$(grep -q 'auto (HTB class 1:fff1, added by sojourn' <<<"$SHOWT"; echo $?)"
 cls=$(inr tc class show dev "$DEV_RS" classid 1:fff1)
 log "added: $cls"
-verdict "htb prio 1: 1:fff1 under 1:1, prio 0, rate 1/8 of 1:1's, its ceil" \
-	"$(grep -Eq 'parent 1:1 .*prio 0 rate 2500Kbit ceil 20Mbit' <<<"$cls"; echo $?)"
+verdict "htb prio 1: 1:fff1 under 1:1, prio 0, rate 1/8 of 1:1's and 100 ms of it as burst, its ceil" \
+	"$(grep -Eq 'parent 1:1 .*prio 0 rate 2500Kbit ceil 20Mbit burst 3[0-9]Kb' <<<"$cls"; echo $?)"
 idle=$(idle_rtt)
 PROBE_HZ=20 run_load htb 10 5201:8 || die "iperf3 failed (htb)"
 stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
