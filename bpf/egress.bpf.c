@@ -21,6 +21,7 @@
 #include "rate.bpf.h"
 #include "observe.bpf.h"
 #include "frag.bpf.h"
+#include "sender.bpf.h"
 #include "fair.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -219,11 +220,15 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	/* judged unresponsive: took signals while heavy and answered none
 	 * in time, while the queue stands above target; acquitted after an
 	 * interval of being light */
-	if (*heavy && ldelay > set->target_ns &&
-	    sj_fair_unresponsive(flow->judged_since, now, set->interval_ns,
-				 flow->signals_heavy, answer_intervals) &&
-	    !flow->drop_p)
-		flow->drop_p = 1;
+	if (*heavy && ldelay > set->target_ns && !flow->drop_p) {
+		if (sj_fair_unresponsive(flow->judged_since, now,
+					 set->interval_ns, flow->signals_heavy,
+					 answer_intervals))
+			flow->drop_p = 1;
+		/* a new port of a sender convicted a moment ago (fair.h) */
+		else if (answer_intervals == 1)
+			flow->drop_p = sj_sender_recall(pkt, now, set->interval_ns);
+	}
 	if (flow->drop_p) {
 		if (!*heavy && now - flow->light_since >= set->interval_ns)
 			flow->drop_p = 0;
@@ -232,6 +237,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		if (flow->drop_p && bpf_get_prandom_u32() < flow->drop_p) {
 			st->unresponsive_drops++;
 			__sync_fetch_and_add(&flow->drops, 1);
+			sj_sender_convict(pkt, now, flow->drop_p, set->interval_ns);
 			return 1;
 		}
 	}

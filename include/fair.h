@@ -175,6 +175,25 @@ static __always_inline int sj_fair_unresponsive(__u64 judged_since, __u64 now,
 	       now - judged_since >= intervals * interval_ns;
 }
 
+/*
+ * A sender whose flow was judged unresponsive is remembered for this many
+ * intervals after that flow's last drop: a new flow of the same sender and
+ * protocol (another port) that is heavy from the start takes over its drop
+ * probability instead of being judged from nothing.  A flood that took a
+ * new source port every second otherwise got a free interval or more each
+ * time: fair_udp's ping rise went to 258 ms (15 ms without hopping).  Two
+ * intervals: a hop is one packet's time after the last drop, and a sender
+ * quiet for longer starts clean.  Only flows we cannot read an answer from
+ * (not TCP) take it over, and only while heavy.
+ */
+#define SJ_FAIR_SENDER_INTERVALS 2
+
+static __always_inline int sj_fair_sender_recent(__u64 convicted_at, __u64 now,
+						 __u64 interval_ns)
+{
+	return convicted_at && now - convicted_at < SJ_FAIR_SENDER_INTERVALS * interval_ns;
+}
+
 /* The enqueue drop probability (32-bit fixed point) of an unresponsive
  * flow, one packet later: up by 1/2^SJ_FAIR_P_SHIFT of the way to 1 while
  * heavy, down by the same share of itself while not. */

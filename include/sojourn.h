@@ -153,6 +153,24 @@ struct sj_flow_key {
  * reassembles by the same, net/ipv4/ip_fragment.c ip_find, and
  * net/ipv6/reassembly.c).  The value is what its later fragments lack.
  */
+/*
+ * A sender whose flow was judged unresponsive (bpf/sender.bpf.h): its
+ * address and the protocol, since a sender that changes port makes a new
+ * flow, not a new sender.
+ */
+struct sj_sender_key {
+	__u32 saddr[4];		/* network order, IPv4 in the first word */
+	__u8 proto;
+	__u8 family;
+	__u16 pad;
+};
+struct sj_sender {
+	__u64 convicted_at;	/* its convicted flow's last enqueue drop */
+	__u32 drop_p;		/* that flow's drop probability then */
+	__u32 pad;
+};
+#define SJ_SENDERS_MAP_SIZE	4096
+
 struct sj_frag_key {
 	__u32 saddr[4];		/* network order, IPv4 in the first word */
 	__u32 daddr[4];

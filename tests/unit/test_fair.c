@@ -173,6 +173,28 @@ static void test_stale(void)
 	CHECK(!sj_fair_stale(100 * MS, 112 * MS, 10 * MS, 5 * MS), "stale too soon");
 }
 
+/* stale for shares after delay + target; gone for sure (steering) only
+ * after an interval, or with nothing counted */
+static void test_left_for_sure(void)
+{
+	CHECK(sj_fair_stale(100 * MS, 120 * MS, 10 * MS, 5 * MS) &&
+	      !sj_fair_left_for_sure(3000, 100 * MS, 120 * MS, 100 * MS),
+	      "stale count taken as gone for sure");
+	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 200 * MS, 100 * MS),
+	      "an interval quiet: gone");
+	CHECK(sj_fair_left_for_sure(0, 100 * MS, 101 * MS, 100 * MS),
+	      "nothing counted: gone");
+}
+
+/* a sender convicted 150 ms ago is remembered, 250 ms ago not; never a
+ * sender with no conviction */
+static void test_sender_memory(void)
+{
+	CHECK(sj_fair_sender_recent(1000 * MS, 1150 * MS, 100 * MS), "forgot at 150 ms");
+	CHECK(!sj_fair_sender_recent(1000 * MS, 1250 * MS, 100 * MS), "kept at 250 ms");
+	CHECK(!sj_fair_sender_recent(0, 50 * MS, 100 * MS), "no conviction recalled");
+}
+
 /* 20 Hz of 100-byte probes stay under a quantum; 2.5 Mbit does not */
 static void test_sparse_by_rate(void)
 {
@@ -303,6 +325,8 @@ int main(void)
 	test_drop_probability();
 	test_dropper_settles();
 	test_stale();
+	test_left_for_sure();
+	test_sender_memory();
 	test_sparse_by_rate();
 	test_backlog_sub();
 	test_backlog_sub_racing();
