@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Dequeue: net_dev_start_xmit fires when a packet leaves the qdisc for the
- * driver.  Its sojourn is now minus the enqueue time egress.bpf.c put in
+ * driver.  Its sojourn is now minus the enqueue time tc.bpf.c put in
  * the skb's control block.  CoDel runs here per flow, as fq_codel runs it
  * per flow queue: a packet of an uncongested class or flow never resets the
  * law of a congested one.  A signal the law earns is kept on the flow and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Maps and load-time constants shared by egress.bpf.c and dequeue.bpf.c.
+ * Maps and load-time constants shared by tc.bpf.c and dequeue.bpf.c.
  * Both files include this; the definitions are weak so that `bpftool gen
  * object` links them into one object with one copy of each map.
  */

@@ -1,7 +1,9 @@
-# The BPF programs: build/sojourn.bpf.o (tc and dequeue, linked into one
-# object because they share their maps) and build/ingress.bpf.o (XDP), with
-# the skeletons the loader and the packet tests include.
-BPF_SRCS  := bpf/egress.bpf.c bpf/dequeue.bpf.c
+# The BPF programs, one file per hook: bpf/tc.bpf.c (tc, at egress or
+# ingress) and bpf/dequeue.bpf.c (the net_dev_start_xmit tracepoint), linked
+# into build/sojourn.bpf.o because they share their maps, and bpf/xdp.bpf.c
+# (XDP) in build/xdp.bpf.o; with the skeletons the loader and the packet
+# tests include.
+BPF_SRCS  := bpf/tc.bpf.c bpf/dequeue.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 
 # a change to a .bpf.c or a header it includes (build/NAME.bpf.d) rebuilds
@@ -19,7 +21,7 @@ $(OUTPUT)/sojourn.skel.h: $(OUTPUT)/sojourn.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name sojourn_bpf > $@
 
-# XDP ingress: its own object, because libxdp loads it into its dispatcher
-$(OUTPUT)/sojourn_xdp.skel.h: $(OUTPUT)/ingress.bpf.o
+# XDP: its own object, because libxdp loads it into its dispatcher
+$(OUTPUT)/sojourn_xdp.skel.h: $(OUTPUT)/xdp.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name sojourn_xdp > $@
