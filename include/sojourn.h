@@ -132,9 +132,18 @@ enum sj_pkt_kind {
 	SJ_PKT_KINDS,
 };
 
+/* Each kind's name, by the kind: a reordered enum keeps its names */
 #define SJ_PKT_KIND_NAMES {						\
-	"tcp", "udp", "icmp", "other_l4", "fragment", "non_ip",		\
-	"truncated", "bad_header", "vlan_too_deep", "ipv6_ext_too_deep", }
+	[SJ_PKT_TCP] = "tcp",						\
+	[SJ_PKT_UDP] = "udp",						\
+	[SJ_PKT_ICMP] = "icmp",						\
+	[SJ_PKT_OTHER_L4] = "other_l4",					\
+	[SJ_PKT_FRAGMENT] = "fragment",					\
+	[SJ_PKT_NON_IP] = "non_ip",					\
+	[SJ_PKT_TRUNCATED] = "truncated",				\
+	[SJ_PKT_BAD_HEADER] = "bad_header",				\
+	[SJ_PKT_VLAN_DEEP] = "vlan_too_deep",				\
+	[SJ_PKT_EXT_DEEP] = "ipv6_ext_too_deep", }
 
 /* A flow: the 5-tuple; IPv4 addresses sit in the first word of each. */
 struct sj_flow_key {
