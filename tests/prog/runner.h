@@ -17,8 +17,8 @@
 
 #include "corpus.h"
 #include "rodata.h"
-
-#define NSTAT	(sizeof(struct sj_stats) / sizeof(__u64))
+#include "stats.h"
+#include "testrun.h"
 
 struct runner {
 	const char *name;
@@ -74,6 +74,12 @@ static inline void rn_init(struct runner *r, const char *name,
 			   struct bpf_object *obj, struct bpf_program *prog,
 			   int xdp, int rate)
 {
+	const char *why = sj_stat_names_fill();
+
+	if (why) {
+		printf("FAIL setup: the counters' names: %s\n", why);
+		exit(1);
+	}
 	r->name = name;
 	r->prog = bpf_program__fd(prog);
 	r->settings = bpf_object__find_map_fd_by_name(obj, "settings");
@@ -178,13 +184,7 @@ static inline void rn_run(const struct runner *r, const void *data, __u32 len,
 			  const struct setup *s, int prepare,
 			  struct run_res *res)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = data,
-		.data_size_in = len,
-		.data_out = res->out,
-		.data_size_out = sizeof(res->out),
-		.repeat = 1,
-	);
+	struct sj_run o = { .out = res->out, .out_size = sizeof(res->out) };
 	struct sj_stats before, after;
 	struct sj_flow_key k, *prev = NULL;
 	__u32 zero = 0;
@@ -194,9 +194,9 @@ static inline void rn_run(const struct runner *r, const void *data, __u32 len,
 		res->seeded = !r->rate && s->flow;
 	}
 	rn_stats(r, &before);
-	res->err = bpf_prog_test_run_opts(r->prog, &o) ? -errno : 0;
-	res->retval = (int)o.retval;
-	res->out_len = o.data_size_out;
+	res->err = sj_test_run(r->prog, data, len, &o);
+	res->retval = o.retval;
+	res->out_len = o.out_len;
 	rn_stats(r, &after);
 	for (size_t i = 0; i < NSTAT; i++)
 		((__u64 *)&res->d)[i] = ((__u64 *)&after)[i] -
@@ -222,44 +222,6 @@ static inline void rn_fmt_key(const struct sj_flow_key *k, char *buf, size_t n)
 	inet_ntop(af, k->daddr, d, sizeof(d));
 	snprintf(buf, n, "{fam %u proto %u %s:%u > %s:%u}", k->family,
 		 k->proto, s, ntohs(k->sport), d, ntohs(k->dport));
-}
-
-static const char *const rn_kind_names[] = SJ_PKT_KIND_NAMES;
-static const char *const rn_stat_names[] = {
-	"packets", "bytes", "drops", "ecn_mark", "ce_mark", "drop_overlimit",
-	"flows_created", "dequeued", "unmeasured", "edt_kept",
-};
-/* the counters after kind[] */
-static const char *const rn_tail_names[] = {
-	"new_flow_count", "sparse_steered", "sparse_bounded",
-	"unresponsive_drops", "tcp_answers",
-	"signals", "signals_expired", "signals_paced",
-	"dequeue_repeats", "frag_unmatched", "reordered",
-};
-_Static_assert(sizeof(rn_stat_names) / sizeof(rn_stat_names[0]) +
-	       SJ_PKT_KINDS + sizeof(rn_tail_names) / sizeof(rn_tail_names[0]) ==
-	       NSTAT, "a name for every counter");
-
-/* The fairness counters depend on earlier frames' backlog and on time:
- * the fairness tests judge them, the packet tests do not */
-static inline int rn_stat_judged(size_t i)
-{
-	const size_t first = offsetof(struct sj_stats, new_flow_count) / sizeof(__u64);
-
-	return i < first || i > offsetof(struct sj_stats, tcp_answers) /
-				sizeof(__u64);
-}
-
-static inline const char *rn_stat_name(size_t i, char *buf, size_t n)
-{
-	const size_t nn = sizeof(rn_stat_names) / sizeof(rn_stat_names[0]);
-
-	if (i < nn)
-		return rn_stat_names[i];
-	if (i >= nn + SJ_PKT_KINDS)
-		return rn_tail_names[i - nn - SJ_PKT_KINDS];
-	snprintf(buf, n, "kind[%s]", rn_kind_names[i - nn]);
-	return buf;
 }
 
 #endif /* SJ_TEST_RUNNER_H */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "../lib/check.h"
 #include "sojourn.skel.h"
 #if __has_include("sojourn_xdp.skel.h")
 #include "sojourn_xdp.skel.h"
@@ -49,22 +50,6 @@ static struct {
 	char first_refused[128];
 } grp;
 static int failures;
-static char why[512];
-
-__attribute__((format(printf, 1, 2)))
-static void bad(const char *fmt, ...)
-{
-	size_t n = strlen(why);
-	va_list ap;
-
-	if (n && n < sizeof(why) - 2)
-		n += snprintf(why + n, sizeof(why) - n, "; ");
-	if (n >= sizeof(why))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why + n, sizeof(why) - n, fmt, ap);
-	va_end(ap);
-}
 
 static void group_begin(const char *name)
 {
@@ -76,11 +61,11 @@ static void group_begin(const char *name)
 static void frame_done(const struct runner *r, const char *frame)
 {
 	grp.frames++;
-	if (!why[0])
+	if (!check_case_quiet())
 		return;
 	if (grp.fails++ < FAILS_SHOWN)
-		printf("FAIL %s/%s: %s: %s\n", grp.name, r->name, frame, why);
-	why[0] = 0;
+		printf("FAIL %s/%s: %s: %s\n", grp.name, r->name, frame,
+		       check_why);
 }
 
 static void group_end(void)
@@ -101,19 +86,16 @@ static void group_end(void)
 /* ------------------------------------------------------------------ */
 /* The checks                                                           */
 
+/* Every counter but the fairness ones (stats.h) */
 static void check_delta(const struct sj_stats *want)
 {
-	char b[48];
-
-	/* the fairness counters after kind[] depend on earlier frames'
-	 * backlog and on time: the fairness tests judge them */
 	for (size_t i = 0; i < NSTAT; i++) {
-		__u64 got = ((const __u64 *)&res.d)[i];
-		__u64 exp = ((const __u64 *)want)[i];
+		const struct sj_stat_name *c = &sj_stat_names[i];
+		__u64 got = sj_stat(&res.d, c->off), exp = sj_stat(want, c->off);
 
-		if (rn_stat_judged(i) && got != exp)
-			bad("%s %+lld, want %+lld", rn_stat_name(i, b, sizeof(b)),
-			    (long long)got, (long long)exp);
+		if (!(c->group & SJ_STAT_FAIR))
+			CHECK(got == exp, "%s %+lld, want %+lld", c->name,
+			      (long long)got, (long long)exp);
 	}
 }
 
@@ -139,8 +121,8 @@ static int ran(const struct runner *r, const char *frame, const __u8 *data,
 				 "%s, %u bytes", frame, len);
 		return 0;
 	}
+	CHECK(!res.err, "test_run: %s", strerror(-res.err));
 	if (res.err) {
-		bad("test_run: %s", strerror(-res.err));
 		frame_done(r, frame);
 		return 0;
 	}
@@ -170,21 +152,23 @@ static void check_frame(const struct runner *r, const char *frame,
 	rn_run(r, data, len, &plain, 1, &res);
 	if (!ran(r, frame, data, len))
 		return;
-	if (res.retval != r->pass)
-		bad("verdict %d, want %d", res.retval, r->pass);
-	if (res.out_len != len || memcmp(res.out, data, len))
-		bad("frame changed (%u bytes back of %u)", res.out_len, len);
+	CHECK(res.retval == r->pass, "verdict %d, want %d", res.retval, r->pass);
+	CHECK(res.out_len == len && !memcmp(res.out, data, len),
+	      "frame changed (%u bytes back of %u)", res.out_len, len);
 	check_delta(&want);
-	if (res.nflows != flow)
-		bad("%d flows in the table, want %d", res.nflows, flow);
-	else if (flow && key && memcmp(&res.key, key, sizeof(*key))) {
+	CHECK(res.nflows == flow, "%d flows in the table, want %d", res.nflows,
+	      flow);
+	if (res.nflows == flow && flow && key) {
 		rn_fmt_key(&res.key, g, sizeof(g));
 		rn_fmt_key(key, w, sizeof(w));
-		bad("flow key %s, want %s", g, w);
-	} else if (flow && (res.flow.packets != 1 || res.flow.bytes != len))
-		bad("flow counted %llu packets %llu bytes, want 1, %u",
-		    (unsigned long long)res.flow.packets,
-		    (unsigned long long)res.flow.bytes, len);
+		CHECK(!memcmp(&res.key, key, sizeof(*key)),
+		      "flow key %s, want %s", g, w);
+	}
+	if (res.nflows == flow && flow && (!key || !memcmp(&res.key, key, sizeof(*key))))
+		CHECK(res.flow.packets == 1 && res.flow.bytes == len,
+		      "flow counted %llu packets %llu bytes, want 1, %u",
+		      (unsigned long long)res.flow.packets,
+		      (unsigned long long)res.flow.bytes, len);
 
 	/* the one rule that drops: CoDel's signal on a packet we parsed, or
 	 * a virtual queue past its horizon, which holds every frame, parsed
@@ -209,14 +193,15 @@ static void check_frame(const struct runner *r, const char *frame,
 	else if (dropped)
 		want.drops = 1;
 	rn_run(r, data, len, &rule, 1, &res);
-	if (res.err)
-		bad("rule run: test_run: %s", strerror(-res.err));
-	else if (res.retval != (dropped ? r->drop : r->pass))
-		bad("under the drop rule: verdict %d, want %d", res.retval,
-		    dropped ? r->drop : r->pass);
+	CHECK(!res.err, "rule run: test_run: %s", strerror(-res.err));
+	if (!res.err)
+		CHECK(res.retval == (dropped ? r->drop : r->pass),
+		      "under the drop rule: verdict %d, want %d", res.retval,
+		      dropped ? r->drop : r->pass);
 	check_delta(&want);
-	if (!r->rate && rule.flow && res.flow.signal_at)
-		bad("the flow's signal still pending after its packet");
+	if (!r->rate && rule.flow)
+		CHECK(!res.flow.signal_at,
+		      "the flow's signal still pending after its packet");
 	frame_done(r, frame);
 }
 
@@ -238,9 +223,10 @@ static void test_bases(void)
 	group_begin("base");
 	for (size_t i = 0; i < FR_NBASES; i++) {
 		fr_bases[i].build(&fr);
+		CHECK(fr.kind == fr_bases[i].kind,
+		      "corpus says kind %s, table says %s",
+		      sj_kind_names[fr.kind], sj_kind_names[fr_bases[i].kind]);
 		if (fr.kind != fr_bases[i].kind) {
-			bad("corpus says kind %s, table says %s",
-			    rn_kind_names[fr.kind], rn_kind_names[fr_bases[i].kind]);
 			frame_done(&runners[0], fr_bases[i].name);
 			continue;
 		}
@@ -341,8 +327,7 @@ static void test_l3(void)
 					    fr_unmatched(&fr2, kind));
 		}
 	}
-	if (n < 10)
-		bad("only %d base frames as L3 frames", n);
+	CHECK(n >= 10, "only %d base frames as L3 frames", n);
 	group_end();
 }
 
@@ -459,8 +444,8 @@ static void test_ipv6_ext(void)
 		fr_udp(&fr, 4200 + n, 53);
 		fr_finish(&fr);
 		snprintf(name, sizeof(name), "chain of %d", n);
-		if ((n <= SJ_MAX_IPV6_EXT) != (fr.kind == SJ_PKT_UDP))
-			bad("corpus: chain of %d is %s", n, rn_kind_names[fr.kind]);
+		CHECK((n <= SJ_MAX_IPV6_EXT) == (fr.kind == SJ_PKT_UDP),
+		      "corpus: chain of %d is %s", n, sj_kind_names[fr.kind]);
 		check_built(name, &fr);
 		/* and with a fragment header last */
 		fr_eth(&fr, 0x86dd);
@@ -494,8 +479,8 @@ static void test_qinq(void)
 			fr_udp(&fr, 5000 + n, 53);
 			fr_finish(&fr);
 			snprintf(name, sizeof(name), "%d tags, outer %04x", n, tpid);
-			if ((n <= SJ_MAX_VLAN_TAGS) != (fr.kind == SJ_PKT_UDP))
-				bad("corpus: %d tags is %s", n, rn_kind_names[fr.kind]);
+			CHECK((n <= SJ_MAX_VLAN_TAGS) == (fr.kind == SJ_PKT_UDP),
+			      "corpus: %d tags is %s", n, sj_kind_names[fr.kind]);
 			check_built(name, &fr);
 		}
 	}
@@ -616,6 +601,28 @@ static void b_frag6_first_later(struct frame *f)
 	fr_finish(f);
 }
 
+/* The later fragment, run after its first: err 0, then on the first's flow */
+static void frag_join_check(void)
+{
+	char g[96], w[96];
+	int joined = res.nflows == 1 && !res.d.frag_unmatched &&
+		     res.d.kind[SJ_PKT_FRAGMENT] == 1 && res.flow.packets == 2;
+
+	CHECK(!res.err, "test_run: %s", strerror(-res.err));
+	if (res.err)
+		return;
+	CHECK(joined, "%d flows, %llu unmatched, flow of %llu packets; "
+	      "want 1, 0, 2", res.nflows,
+	      (unsigned long long)res.d.frag_unmatched,
+	      (unsigned long long)res.flow.packets);
+	if (!joined)
+		return;
+	rn_fmt_key(&res.key, g, sizeof(g));
+	rn_fmt_key(&fr.key, w, sizeof(w));
+	CHECK(!memcmp(&res.key, &fr.key, sizeof(fr.key)), "flow key %s, want %s",
+	      g, w);
+}
+
 /* Through every program: the first fragment, then a later one of the
  * same datagram, which lands on the first's flow, uncounted */
 static void test_frag_join(void)
@@ -623,7 +630,6 @@ static void test_frag_join(void)
 	static const struct setup plain = { .ecn = 1 };
 	static const fr_build_fn firsts[] = { b_frag4_first, b_frag6_first };
 	static const fr_build_fn laters[] = { b_frag4_later, b_frag6_first_later };
-	char g[96], w[96];
 
 	group_begin("fragment_join");
 	for (int i = 0; i < nrunners; i++)
@@ -635,20 +641,7 @@ static void test_frag_join(void)
 			laters[v6](&fr2);
 			rn_run(&runners[i], fr.b, fr.len, &plain, 1, &res);
 			rn_run(&runners[i], fr2.b, fr2.len, &plain, 0, &res);
-			if (res.err)
-				bad("test_run: %s", strerror(-res.err));
-			else if (res.nflows != 1 || res.d.frag_unmatched ||
-				 res.d.kind[SJ_PKT_FRAGMENT] != 1 ||
-				 res.flow.packets != 2)
-				bad("%d flows, %llu unmatched, flow of %llu packets; "
-				    "want 1, 0, 2", res.nflows,
-				    (unsigned long long)res.d.frag_unmatched,
-				    (unsigned long long)res.flow.packets);
-			else if (memcmp(&res.key, &fr.key, sizeof(fr.key))) {
-				rn_fmt_key(&res.key, g, sizeof(g));
-				rn_fmt_key(&fr.key, w, sizeof(w));
-				bad("flow key %s, want %s", g, w);
-			}
+			frag_join_check();
 			frame_done(&runners[i], name);
 		}
 	group_end();
@@ -670,6 +663,7 @@ static void check_ecn_case(const struct runner *r, const char *name, int v6,
 	struct sj_stats want = { .packets = 1 };
 	int marks, drop = 0, ect = cp != 0;
 	const __u8 *ip;
+	__u32 i;
 
 	if (v6) {
 		fr_eth(&fr, 0x86dd);
@@ -717,37 +711,37 @@ static void check_ecn_case(const struct runner *r, const char *name, int v6,
 		want.flows_created = 0;
 	}
 	rn_run(r, fr.b, fr.len, &s, 1, &res);
+	CHECK(!res.err, "test_run: %s", strerror(-res.err));
 	if (res.err) {
-		bad("test_run: %s", strerror(-res.err));
 		frame_done(r, name);
 		return;
 	}
 	check_delta(&want);
-	if (res.retval != (drop ? r->drop : r->pass))
-		bad("verdict %d, want %d", res.retval, drop ? r->drop : r->pass);
+	CHECK(res.retval == (drop ? r->drop : r->pass), "verdict %d, want %d",
+	      res.retval, drop ? r->drop : r->pass);
 	if (drop) {
 		frame_done(r, name);
 		return;
 	}
 	ip = res.out + fr.l3;
-	if (ecn_of(ip, fr.family) != (marks ? 3 : cp))
-		bad("ECN field %d, want %d", ecn_of(ip, fr.family), marks ? 3 : cp);
+	CHECK(ecn_of(ip, fr.family) == (marks ? 3 : cp), "ECN field %d, want %d",
+	      ecn_of(ip, fr.family), marks ? 3 : cp);
 	/* DSCP kept; IPv4 checksum still valid; nothing else moved */
-	if ((v6 ? ((ip[0] << 4 | ip[1] >> 4) & 0xfc) : (ip[1] & 0xfc)) != dscp)
-		bad("DSCP changed");
-	if (!v6 && !fr_ip4_csum_ok(ip))
-		bad("IPv4 checksum wrong after marking");
-	for (__u32 i = 0; i < fr.len; i++) {
+	CHECK((v6 ? ((ip[0] << 4 | ip[1] >> 4) & 0xfc) : (ip[1] & 0xfc)) == dscp,
+	      "DSCP changed");
+	if (!v6)
+		CHECK(fr_ip4_csum_ok(ip), "IPv4 checksum wrong after marking");
+	for (i = 0; i < fr.len; i++) {
 		int ecn_byte = i == fr.l3 + 1 || (!v6 && (i == fr.l3 + 10 ||
 						      i == fr.l3 + 11));
 
-		if (!ecn_byte && res.out[i] != fr.b[i]) {
-			bad("byte %u changed", i);
+		if (!ecn_byte && res.out[i] != fr.b[i])
 			break;
-		}
 	}
-	if (v6 && (res.out[fr.l3 + 1] & 0x0f) != (fr.b[fr.l3 + 1] & 0x0f))
-		bad("flow label changed");
+	CHECK(i == fr.len, "byte %u changed", i);
+	if (v6)
+		CHECK((res.out[fr.l3 + 1] & 0x0f) == (fr.b[fr.l3 + 1] & 0x0f),
+		      "flow label changed");
 	frame_done(r, name);
 }
 
@@ -826,9 +820,10 @@ int main(void)
 	q3 = sojourn_bpf__open();
 	if (!q3)
 		load_failed(-errno, "tc object");
-	if (rn_set_rodata_u32(q3->obj, "cfg_link_layer", SJ_LINK_L3)) {
-		printf("FAIL the tc program has no cfg_link_layer\n");
-		failures++;
+	err = rn_set_rodata_u32(q3->obj, "cfg_link_layer", SJ_LINK_L3);
+	CHECK(!err, "the tc program has no cfg_link_layer");
+	if (err) {
+		;
 	} else if ((err = sojourn_bpf__load(q3))) {
 		load_failed(err, "tc program, L3 link");
 	} else {
@@ -841,9 +836,10 @@ int main(void)
 
 	if (!x3)
 		load_failed(-errno, "XDP object");
-	if (rn_set_rodata_u32(x3->obj, "cfg_link_layer", SJ_LINK_L3)) {
-		printf("FAIL the XDP program has no cfg_link_layer\n");
-		failures++;
+	err = rn_set_rodata_u32(x3->obj, "cfg_link_layer", SJ_LINK_L3);
+	CHECK(!err, "the XDP program has no cfg_link_layer");
+	if (err) {
+		;
 	} else if ((err = sojourn_xdp__load(x3))) {
 		load_failed(err, "XDP program, L3 link");
 	} else {
@@ -883,5 +879,5 @@ int main(void)
 	for (int i = 0; i < nl3runners; i++)
 		printf(" %s", l3runners[i].name);
 	printf("\n");
-	return failures ? 1 : 0;
+	return check_exit("test_corpus") || failures;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "../lib/check.h"
 #include "sojourn.skel.h"
 #if __has_include("sojourn_xdp.skel.h")
 #include "sojourn_xdp.skel.h"
@@ -130,10 +131,12 @@ static int nrunners;
 static struct run_res res;
 static long refused, disagree, checked, unmutated;
 
-static void dump(const char *prog, const __u8 *b, __u32 len, const char *why,
-		 __u64 n)
+/* Ends one frame's checks: a frame that failed one is shown */
+static void frame_done(const char *prog, const __u8 *b, __u32 len, __u64 n)
 {
-	if (++disagree > MAX_SHOWN)
+	const char *why = check_why;
+
+	if (!check_case_quiet() || ++disagree > MAX_SHOWN)
 		return;
 	printf("FAIL frame %llu (%s, %u bytes): %s\n    ", (unsigned long long)n,
 	       prog, len, why);
@@ -155,8 +158,8 @@ static void compare(struct runner *r, const __u8 *d, __u32 len, int kind,
 {
 	static const struct setup plain = { .ecn = 1 };
 	int flow = pkt->has_flow && kind <= SJ_PKT_FRAGMENT;
-	char why[256], g[96], w[96];
-	int bpf_kind = -1, kinds = 0;
+	char g[96], w[96];
+	int bpf_kind = -1, kinds = 0, ok;
 
 	rn_run(r, d, len, &plain, 0, &res);
 	if (res.err == -EINVAL && refused_ok(r, d, len)) {
@@ -164,9 +167,9 @@ static void compare(struct runner *r, const __u8 *d, __u32 len, int kind,
 		return;
 	}
 	checked++;
+	CHECK(!res.err, "test_run: %s", strerror(-res.err));
 	if (res.err) {
-		snprintf(why, sizeof(why), "test_run: %s", strerror(-res.err));
-		dump(r->name, d, len, why, n);
+		frame_done(r->name, d, len, n);
 		return;
 	}
 	for (int k = 0; k < SJ_PKT_KINDS; k++)
@@ -174,26 +177,27 @@ static void compare(struct runner *r, const __u8 *d, __u32 len, int kind,
 			bpf_kind = k;
 			kinds += res.d.kind[k];
 		}
-	if (kinds != 1 || bpf_kind != kind) {
-		snprintf(why, sizeof(why), "BPF counted %d kinds, %s; parser: %s",
-			 kinds, bpf_kind >= 0 ? rn_kind_names[bpf_kind] : "-",
-			 rn_kind_names[kind]);
-		dump(r->name, d, len, why, n);
-	} else if (res.retval != r->pass || res.out_len != len ||
-		   memcmp(res.out, d, len)) {
-		snprintf(why, sizeof(why), "verdict %d or frame changed",
-			 res.retval);
-		dump(r->name, d, len, why, n);
-	} else if (res.nflows != flow || res.d.flows_created != (__u64)flow) {
-		snprintf(why, sizeof(why), "%d flows (%llu created), parser: %d",
-			 res.nflows, (unsigned long long)res.d.flows_created, flow);
-		dump(r->name, d, len, why, n);
-	} else if (flow && memcmp(&res.key, &pkt->key, sizeof(pkt->key))) {
+	/* each check only when the one before held: one reason a frame */
+	ok = kinds == 1 && bpf_kind == kind;
+	CHECK(ok, "BPF counted %d kinds, %s; parser: %s", kinds,
+	      bpf_kind >= 0 ? sj_kind_names[bpf_kind] : "-", sj_kind_names[kind]);
+	if (ok) {
+		ok = res.retval == r->pass && res.out_len == len &&
+		     !memcmp(res.out, d, len);
+		CHECK(ok, "verdict %d or frame changed", res.retval);
+	}
+	if (ok) {
+		ok = res.nflows == flow && res.d.flows_created == (__u64)flow;
+		CHECK(ok, "%d flows (%llu created), parser: %d", res.nflows,
+		      (unsigned long long)res.d.flows_created, flow);
+	}
+	if (ok && flow) {
 		rn_fmt_key(&res.key, g, sizeof(g));
 		rn_fmt_key(&pkt->key, w, sizeof(w));
-		snprintf(why, sizeof(why), "flow key %s, parser: %s", g, w);
-		dump(r->name, d, len, why, n);
+		CHECK(!memcmp(&res.key, &pkt->key, sizeof(pkt->key)),
+		      "flow key %s, parser: %s", g, w);
 	}
+	frame_done(r->name, d, len, n);
 	if (res.nflows)
 		rn_flows_clear(r);
 	/* every frame's later fragments alone, as the parser keys them:
@@ -285,17 +289,18 @@ int main(void)
 		    (__u32)pkt.frag_l4_off + SJ_FRAG_L4_BYTES <= f.len)
 			sj_frag_ports(&pkt, exact + 2 + pkt.frag_l4_off);
 		free(exact);
+		CHECK(kind >= 0 && kind < SJ_PKT_KINDS, "kind out of range");
 		if (kind < 0 || kind >= SJ_PKT_KINDS) {
-			dump("userspace", f.b, f.len, "kind out of range", i);
+			frame_done("userspace", f.b, f.len, i);
 			continue;
 		}
 		per_kind[kind]++;
 		if (!muts) {
 			unmutated++;
-			if (kind != f.kind || (kind <= SJ_PKT_FRAGMENT &&
-			    memcmp(&pkt.key, &f.key, sizeof(f.key))))
-				dump("userspace", f.b, f.len,
-				     "unmutated frame: not what the corpus says", i);
+			CHECK(kind == f.kind && (kind > SJ_PKT_FRAGMENT ||
+			      !memcmp(&pkt.key, &f.key, sizeof(f.key))),
+			      "unmutated frame: not what the corpus says");
+			frame_done("userspace", f.b, f.len, i);
 		}
 		/* a test_run costs ~50 us: every frame through the first
 		 * program, every stride-th through the others */
@@ -313,19 +318,16 @@ int main(void)
 	       (rn_mono_ns() - t0) / 1e9, checked, refused);
 	printf("NOTE kinds:");
 	for (int k = 0; k < SJ_PKT_KINDS; k++)
-		printf(" %s %ld", rn_kind_names[k], per_kind[k]);
+		printf(" %s %ld", sj_kind_names[k], per_kind[k]);
 	printf("\n");
 	/* a corpus that never reaches a kind proves nothing about it */
-	for (int k = 0; k < SJ_PKT_KINDS; k++)
-		if (n >= 100000 && per_kind[k] < (long)(n / 1000)) {
-			printf("FAIL kind %s reached only %ld times\n",
-			       rn_kind_names[k], per_kind[k]);
-			disagree++;
-		}
-	if (disagree) {
+	for (int k = 0; k < SJ_PKT_KINDS && n >= 100000; k++)
+		CHECK(per_kind[k] >= (long)(n / 1000),
+		      "kind %s reached only %ld times", sj_kind_names[k],
+		      per_kind[k]);
+	if (disagree)
 		printf("FAIL property: %ld disagreements\n", disagree);
-		return 1;
-	}
-	printf("PASS property: parser and programs agree\n");
-	return 0;
+	else if (!check_fails)
+		printf("PASS property: parser and programs agree\n");
+	return check_exit("test_property");
 }

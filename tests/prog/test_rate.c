@@ -38,70 +38,26 @@
 #define CE		3
 
 #include "../lib/check.h"
+#include "corpus.h"
+#include "testrun.h"
 
-struct frame {
-	__u8 b[256];
-	__u32 len;
-};
-
-static __u16 csum(const __u8 *p, int n)
-{
-	__u32 s = 0;
-	int i;
-
-	for (i = 0; i < n; i += 2)
-		s += p[i] << 8 | p[i + 1];
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return ~s & 0xffff;
-}
-
-/* Ethernet + IPv4 or IPv6 + TCP, 200 bytes, with the given ECN bits */
+/* Ethernet + IPv4 or IPv6 + TCP with the given ECN bits, 200 bytes;
+ * family 0: an ARP frame of as many, nothing we parse */
 static void build(struct frame *f, int family, __u8 ecn, __u16 sport)
 {
-	__u8 *p = f->b, *ip = p + 14, *l4;
-
-	memset(f, 0, sizeof(*f));
-	f->len = 200;
-	memset(p, 0x02, 12);
-	if (family == 4) {
-		p[12] = 0x08;
-		ip[0] = 0x45;
-		ip[1] = ecn;
-		ip[2] = 0;
-		ip[3] = 200 - 14;
-		ip[8] = 64;
-		ip[9] = 6;
-		inet_pton(AF_INET, "198.18.0.1", ip + 12);
-		inet_pton(AF_INET, "198.18.0.2", ip + 16);
-		ip[10] = ip[11] = 0;
-		{
-			__u16 c = csum(ip, 20);
-
-			ip[10] = c >> 8;
-			ip[11] = c & 0xff;
-		}
-		l4 = ip + 20;
-	} else if (family == 6) {
-		p[12] = 0x86;
-		p[13] = 0xdd;
-		ip[0] = 0x60 | (ecn >> 2);
-		ip[1] = (ecn & 3) << 4;
-		ip[5] = 200 - 14 - 40;
-		ip[6] = 6;
-		ip[7] = 64;
-		inet_pton(AF_INET6, "2001:db8::1", ip + 8);
-		inet_pton(AF_INET6, "2001:db8::2", ip + 24);
-		l4 = ip + 40;
-	} else {
-		p[12] = 0x08;
-		p[13] = 0x06;	/* ARP: nothing we parse */
+	if (family == 0) {
+		b_arp(f);
+		fr_put(f, NULL, 200 - f->len);
 		return;
 	}
-	l4[0] = sport >> 8;
-	l4[1] = sport & 0xff;
-	l4[3] = 80;
-	l4[12] = 5 << 4;
+	fr_eth(f, family == 4 ? ETH_P_IP : ETH_P_IPV6);
+	if (family == 4)
+		fr_ip4(f, ecn, P_TCP, 5, 0);
+	else
+		fr_ip6(f, ecn, 0, P_TCP);
+	fr_tcp(f, sport, 80);
+	fr_put(f, NULL, 200 - f->len);
+	fr_finish(f);
 }
 
 static __u8 ecn_of(const __u8 *b, int family)
@@ -165,32 +121,30 @@ static struct out run(const struct prog *p, const struct frame *in, int repeat)
 {
 	struct __sk_buff ctx = {}, ctx_out = {};
 	struct out o = {};
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .data_in = in->b, .data_size_in = in->len,
-		    .data_out = o.f.b, .data_size_out = sizeof(o.f.b),
-		    .repeat = repeat);
+	struct sj_run r = { .out = o.f.b, .out_size = sizeof(o.f.b),
+			    .repeat = repeat };
 
 	if (!p->xdp) {
-		opts.ctx_in = &ctx;
-		opts.ctx_size_in = sizeof(ctx);
-		opts.ctx_out = &ctx_out;
-		opts.ctx_size_out = sizeof(ctx_out);
-		opts.flags = tc_flags;
+		r.ctx = &ctx;
+		r.ctx_out = &ctx_out;
+		r.ctx_size = sizeof(ctx);
+		r.flags = tc_flags;
 	}
-	if (bpf_prog_test_run_opts(p->prog_fd, &opts)) {
-		/* the kernel's own check: skb->csum no longer sums the
-		 * packet the program left */
-		if (errno == EBADMSG) {
-			CHECK(0, "%s: skb->csum (CHECKSUM_COMPLETE) wrong after the run",
-			      p->name);
-			o.ret = -1000;
-			return o;
-		}
-		perror("test_run");
+	sj_test_run(p->prog_fd, in->b, in->len, &r);
+	/* the kernel's own check: skb->csum no longer sums the packet the
+	 * program left */
+	CHECK(r.err != -EBADMSG,
+	      "%s: skb->csum (CHECKSUM_COMPLETE) wrong after the run", p->name);
+	if (r.err == -EBADMSG) {
+		o.ret = -1000;
+		return o;
+	}
+	if (r.err) {
+		printf("FAIL setup: test_run: %s\n", strerror(-r.err));
 		exit(1);
 	}
-	o.ret = opts.retval;
-	o.f.len = opts.data_size_out;
+	o.ret = r.retval;
+	o.f.len = r.out_len;
 	o.tstamp = ctx_out.tstamp;
 	return o;
 }
@@ -198,16 +152,13 @@ static struct out run(const struct prog *p, const struct frame *in, int repeat)
 /* Whether this kernel's test_run makes CHECKSUM_COMPLETE skbs */
 static int csum_complete_ok(const struct prog *p)
 {
-	struct frame f, out;
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .data_out = out.b, .data_size_out = sizeof(out.b),
-		    .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE);
+	static struct frame f, out;
+	struct sj_run r = { .out = out.b, .out_size = sizeof(out.b),
+			    .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE };
 
 	settings(p, 2000000, 1000ULL * 1000 * 1000, 1, 0);
 	build(&f, 0, 0, 0);
-	opts.data_in = f.b;
-	opts.data_size_in = f.len;
-	return !bpf_prog_test_run_opts(p->prog_fd, &opts) || errno != EINVAL;
+	return !sj_test_run(p->prog_fd, f.b, f.len, &r) || r.err != -EINVAL;
 }
 
 static int dropped(const struct prog *p, int ret)
@@ -243,7 +194,7 @@ static void test_mark(const struct prog *p, int family)
 		CHECK(ecn_of(o.f.b, family) == CE, "%s v%d: mark counted, CE not set",
 		      p->name, family);
 		if (family == 4)
-			CHECK(csum(o.f.b + 14, 20) == 0, "%s: IPv4 checksum wrong after CE",
+			CHECK(fr_ip4_csum_ok(o.f.b + 14), "%s: IPv4 checksum wrong after CE",
 			      p->name);
 	}
 	CHECK(seen, "%s v%d: no CE mark in 2000 packets over a 50 ms queue",
@@ -394,7 +345,7 @@ static void test_pace(const struct prog *p)
 static __u64 clock_step(const struct prog *p, const struct sj_wire *w,
 			int family, __u32 len, __u32 gso_size, __u32 gso_segs)
 {
-	static __u8 in[4096], out[4096];
+	static struct frame f, out;
 	struct __sk_buff ctx = { .gso_size = gso_size, .gso_segs = gso_segs };
 	struct sj_settings s = {
 		.codel = { .target = CODEL_NS(1000), .interval = CODEL_NS(2000),
@@ -404,33 +355,22 @@ static __u64 clock_step(const struct prog *p, const struct sj_wire *w,
 		.rate_Bps = 1000000000ULL, .horizon_ns = 100ULL * 1000000000ULL,
 		.wire = *w,
 	};
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .data_in = in, .data_size_in = len < sizeof(in) ? len : sizeof(in),
-		    .data_out = out, .data_size_out = sizeof(out));
+	struct sj_run r = { .out = out.b, .out_size = sizeof(out.b) };
 	struct sj_queue q = {};
-	struct frame f;
 	__u32 zero = 0;
 	__u64 before;
 
-	build(&f, family, ECT0, 6000);
-	memset(in, 0, sizeof(in));
-	memcpy(in, f.b, 14 + (family == 4 ? 20 : 40) + 20);
-	if (family == 4) {
-		__u16 c;
-
-		in[14 + 2] = (len - 14) >> 8;
-		in[14 + 3] = (len - 14) & 0xff;
-		in[14 + 10] = in[14 + 11] = 0;
-		c = csum(in + 14, 20);
-		in[14 + 10] = c >> 8;
-		in[14 + 11] = c & 0xff;
-	} else {
-		in[14 + 4] = (len - 14 - 40) >> 8;
-		in[14 + 5] = (len - 14 - 40) & 0xff;
-	}
+	fr_eth(&f, family == 4 ? ETH_P_IP : ETH_P_IPV6);
+	if (family == 4)
+		fr_ip4(&f, ECT0, P_TCP, 5, 0);
+	else
+		fr_ip6(&f, ECT0, 0, P_TCP);
+	fr_tcp(&f, 6000, 80);
+	fr_put(&f, NULL, len - f.len);
+	fr_finish(&f);
 	if (!p->xdp) {
-		opts.ctx_in = &ctx;
-		opts.ctx_size_in = sizeof(ctx);
+		r.ctx = &ctx;
+		r.ctx_size = sizeof(ctx);
 	}
 	/* one second ahead: the packet starts when the clock says */
 	q.departure_ns = before = mono_ns() + 1000000000ULL;
@@ -439,12 +379,12 @@ static __u64 clock_step(const struct prog *p, const struct sj_wire *w,
 		perror("settings");
 		exit(1);
 	}
-	if (bpf_prog_test_run_opts(p->prog_fd, &opts)) {
-		perror("test_run (gso)");
+	if (sj_test_run(p->prog_fd, f.b, f.len, &r)) {
+		printf("FAIL setup: test_run (gso): %s\n", strerror(-r.err));
 		exit(1);
 	}
-	CHECK(passed(p, opts.retval), "%s: clock_step packet not passed (%d)",
-	      p->name, opts.retval);
+	CHECK(passed(p, r.retval), "%s: clock_step packet not passed (%d)",
+	      p->name, r.retval);
 	if (bpf_map_lookup_elem(p->queues_fd, &zero, &q)) {
 		perror("queues");
 		exit(1);
@@ -517,30 +457,37 @@ int main(void)
 
 	test_mark(&ptc, 4);
 	test_mark(&ptc, 6);
+	check_case("mark tc");
 	test_mark(&pxdp, 4);
 	test_mark(&pxdp, 6);
+	check_case("mark xdp");
 	/* a CE mark on IPv6 moves skb->csum under CHECKSUM_COMPLETE */
 	if (csum_complete_ok(&ptc)) {
 		tc_flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE;
 		test_mark(&ptc, 6);
 		test_mark(&ptc, 4);
 		tc_flags = 0;
+		check_case("mark tc, CHECKSUM_COMPLETE");
 	} else {
 		printf("NOTE test_run refuses BPF_F_TEST_SKB_CHECKSUM_COMPLETE "
 		       "(kernels before 6.7): CE under CHECKSUM_COMPLETE not tested\n");
 	}
 	test_drop_not_ect(&ptc);
 	test_drop_not_ect(&pxdp);
+	check_case("not-ect dropped");
 	test_horizon(&ptc);
 	test_horizon(&pxdp);
+	check_case("horizon");
 	test_exempt_flood(&ptc);
 	test_exempt_flood(&pxdp);
+	check_case("unparsed flood");
 	test_pace(&ptc);
+	check_case("pace");
 	test_wire_clock(&ptc);
 	test_wire_clock(&pxdp);
+	check_case("wire clock");
 
 	sojourn_bpf__destroy(tc);
 	sojourn_xdp__destroy(xdp);
-	printf("%s test_rate\n", fails ? "FAIL" : "PASS");
-	return fails ? 1 : 0;
+	return check_exit("test_rate");
 }

@@ -223,10 +223,5 @@ int main(void)
 	CHECK(sj_sparse_auto_priority(eth0.ifindex) == SJ_PRIO_INTERACTIVE,
 	      "sj_sparse_auto_priority reads the device's tree");
 
-	if (fails) {
-		printf("%d check(s) failed\n", fails);
-		return 1;
-	}
-	printf("PASS test_qdisc\n");
-	return 0;
+	return check_exit("test_qdisc");
 }

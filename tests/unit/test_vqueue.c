@@ -408,6 +408,5 @@ int main(void)
 	test_long_run_rate();
 	test_wire_packet();
 	test_wire_gso();
-	printf("%s\n", fails ? "FAIL" : "PASS test_vqueue");
-	return fails ? 1 : 0;
+	return check_exit("test_vqueue");
 }
