@@ -35,6 +35,9 @@
 #include "parse.h"
 #include "sojourn.skel.h"
 #include "rodata.h"
+#include "stats.h"
+#include "testrun.h"
+#include "../lib/check.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define FRAME_MAX	512
@@ -343,9 +346,6 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-#define NSTAT	(sizeof(struct sj_stats) / sizeof(__u64))
-_Static_assert(sizeof(struct sj_stats) % sizeof(__u64) == 0, "stats are u64");
-
 static void stats_sum(struct sj_stats *sum)
 {
 	struct sj_stats *v = calloc(env.ncpu, sizeof(*v));
@@ -427,14 +427,8 @@ static void prepare(const struct setup *s)
 static void run(const struct frame *f, const struct setup *s,
 		struct result *r)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = f->b,
-		.data_size_in = f->len,
-		.data_out = r->out,
-		.data_size_out = sizeof(r->out),
-		.repeat = 1,
-		.flags = check_flags,
-	);
+	struct sj_run o = { .out = r->out, .out_size = sizeof(r->out),
+			    .flags = check_flags };
 	struct sj_stats before, after;
 	struct sj_flow_key k, *prev = NULL;
 	__u32 zero = 0;
@@ -442,20 +436,19 @@ static void run(const struct frame *f, const struct setup *s,
 	memset(r, 0, sizeof(*r));
 	if (s->ctx) {
 		r->ctx = *s->ctx;
-		o.ctx_in = s->ctx;
-		o.ctx_size_in = sizeof(*s->ctx);
+		o.ctx = s->ctx;
 		o.ctx_out = &r->ctx;
-		o.ctx_size_out = sizeof(r->ctx);
+		o.ctx_size = sizeof(r->ctx);
 	}
 	r->t0 = mono_ns();
 	prepare(s);
 	r->seeded = s->flow != NULL;
 	stats_sum(&before);
 
-	r->err = bpf_prog_test_run_opts(env.prog, &o) ? -errno : 0;
+	r->err = sj_test_run(env.prog, f->b, f->len, &o);
 	r->t1 = mono_ns();
-	r->retval = (int)o.retval;
-	r->out_len = o.data_size_out;
+	r->retval = o.retval;
+	r->out_len = o.out_len;
 
 	stats_sum(&after);
 	for (size_t i = 0; i < NSTAT; i++)
@@ -475,52 +468,6 @@ static void run(const struct frame *f, const struct setup *s,
 /* ------------------------------------------------------------------ */
 /* Checking                                                             */
 
-static char detail[2048];
-static int failures;
-
-__attribute__((format(printf, 1, 2)))
-static void fail(const char *fmt, ...)
-{
-	size_t n = strlen(detail);
-	va_list ap;
-
-	if (n)
-		n += snprintf(detail + n, sizeof(detail) - n, "; ");
-	if (n >= sizeof(detail))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(detail + n, sizeof(detail) - n, fmt, ap);
-	va_end(ap);
-}
-
-#define CHECK(cond, ...)	do { if (!(cond)) fail(__VA_ARGS__); } while (0)
-
-static void report(const char *name)
-{
-	if (detail[0]) {
-		printf("FAIL %s: %s\n", name, detail);
-		failures++;
-	} else {
-		printf("PASS %s\n", name);
-	}
-	detail[0] = 0;
-}
-
-static const char *const kind_names[] = SJ_PKT_KIND_NAMES;
-static const char *const stat_names[] = {
-	"packets", "bytes", "drops", "ecn_mark", "ce_mark", "drop_overlimit",
-	"flows_created", "dequeued", "unmeasured", "edt_kept",
-};
-/* the counters after kind[] */
-static const char *const tail_names[] = {
-	"new_flow_count", "sparse_steered", "sparse_bounded",
-	"unresponsive_drops", "tcp_answers",
-	"signals", "signals_expired", "signals_paced",
-	"dequeue_repeats", "frag_unmatched", "reordered",
-};
-_Static_assert(ARRAY_SIZE(stat_names) + SJ_PKT_KINDS + ARRAY_SIZE(tail_names) ==
-	       NSTAT, "a name for every counter");
-
 /* What one packet of this frame and kind adds to the counters */
 static struct sj_stats want_delta(const struct frame *f, int kind,
 				  int new_flow)
@@ -532,43 +479,32 @@ static struct sj_stats want_delta(const struct frame *f, int kind,
 	return w;
 }
 
-/* The fairness counters (the tail) depend on the backlog earlier cases
- * left and on time; tests/e2e/fair_*.sh and test_fair judge them. */
-#define NSTAT_CHECKED	(ARRAY_SIZE(stat_names) + SJ_PKT_KINDS)
-
+/* What the packet met and the kind it was counted as (stats.h); the
+ * fairness counters depend on the backlog earlier cases left and on time
+ * (tests/e2e/fair_*.sh and test_fair judge them), the signals' fate and
+ * fragments the cases that judge them by name */
 static void check_delta(const struct result *r, const struct sj_stats *want)
 {
-	for (size_t i = 0; i < NSTAT_CHECKED; i++) {
-		__u64 got = ((const __u64 *)&r->d)[i];
-		__u64 exp = ((const __u64 *)want)[i];
+	for (size_t i = 0; i < NSTAT; i++) {
+		const struct sj_stat_name *c = &sj_stat_names[i];
+		__u64 got = sj_stat(&r->d, c->off), exp = sj_stat(want, c->off);
 
-		/* a seeded flow is there already: the run creates none */
-		if (r->seeded && i == offsetof(struct sj_stats, flows_created) /
-				      sizeof(__u64))
-			exp = 0;
-		if (got == exp)
+		if (!(c->group & (SJ_STAT_PACKET | SJ_STAT_KIND)))
 			continue;
-		if (i < ARRAY_SIZE(stat_names))
-			fail("stats.%s %+lld, want %+lld", stat_names[i],
-			     (long long)got, (long long)exp);
-		else if (i >= ARRAY_SIZE(stat_names) + SJ_PKT_KINDS)
-			fail("stats.%s %+lld, want %+lld",
-			     tail_names[i - ARRAY_SIZE(stat_names) - SJ_PKT_KINDS],
-			     (long long)got, (long long)exp);
-		else
-			fail("stats.kind[%s] %+lld, want %+lld",
-			     kind_names[i - ARRAY_SIZE(stat_names)],
-			     (long long)got, (long long)exp);
+		/* a seeded flow is there already: the run creates none */
+		if (r->seeded && c->off == offsetof(struct sj_stats, flows_created))
+			exp = 0;
+		CHECK(got == exp, "stats.%s %+lld, want %+lld", c->name,
+		      (long long)got, (long long)exp);
 	}
 }
 
 /* err 0 and the verdict */
 static int check_ran(const struct result *r, int want_ret)
 {
-	if (r->err) {
-		fail("test_run: %s", strerror(-r->err));
+	CHECK(!r->err, "test_run: %s", strerror(-r->err));
+	if (r->err)
 		return 0;
-	}
 	CHECK(r->retval == want_ret, "retval %d, want %d", r->retval, want_ret);
 	return 1;
 }
@@ -576,17 +512,16 @@ static int check_ran(const struct result *r, int want_ret)
 static void check_out(const struct frame *want, const struct result *r,
 		      const char *what)
 {
-	if (r->out_len != want->len) {
-		fail("%s: %u bytes came back, want %u", what, r->out_len,
-		     want->len);
+	__u32 i = 0;
+
+	CHECK(r->out_len == want->len, "%s: %u bytes came back, want %u", what,
+	      r->out_len, want->len);
+	if (r->out_len != want->len)
 		return;
-	}
-	for (__u32 i = 0; i < want->len; i++)
-		if (r->out[i] != want->b[i]) {
-			fail("%s: byte %u is 0x%02x, want 0x%02x", what, i,
-			     r->out[i], want->b[i]);
-			return;
-		}
+	while (i < want->len && r->out[i] == want->b[i])
+		i++;
+	CHECK(i == want->len, "%s: byte %u is 0x%02x, want 0x%02x", what, i,
+	      r->out[i], want->b[i]);
 }
 
 static void check_unchanged(const struct frame *f, const struct result *r)
@@ -612,15 +547,13 @@ static void check_flow(const struct result *r, const struct sj_flow_key *key,
 {
 	char got[160], exp[160];
 
-	if (r->nflows != 1) {
-		fail("%d flows in the table, want 1", r->nflows);
+	CHECK(r->nflows == 1, "%d flows in the table, want 1", r->nflows);
+	if (r->nflows != 1)
 		return;
-	}
-	if (memcmp(&r->key, key, sizeof(*key))) {
-		fmt_key(&r->key, got, sizeof(got));
-		fmt_key(key, exp, sizeof(exp));
-		fail("flow key %s, want %s", got, exp);
-	}
+	fmt_key(&r->key, got, sizeof(got));
+	fmt_key(key, exp, sizeof(exp));
+	CHECK(!memcmp(&r->key, key, sizeof(*key)), "flow key %s, want %s", got,
+	      exp);
 	CHECK(r->flow.packets == 1, "flow.packets %llu, want 1",
 	      (unsigned long long)r->flow.packets);
 	CHECK(r->flow.bytes == f->len, "flow.bytes %llu, want %u",
@@ -957,7 +890,7 @@ static void check_parse(const char *name, const struct frame *f,
 			CHECK(r.nflows == 0, "%d flows in the table, want 0",
 			      r.nflows);
 	}
-	report(name);
+	check_case(name);
 }
 
 static void test_parse(void)
@@ -1055,7 +988,7 @@ static void check_ce4(const char *name, const struct frame *f,
 		check_pending(&r, 0);
 		check_flow(&r, key, f, 0, 1, 0);
 	}
-	report(name);
+	check_case(name);
 }
 
 /* The IPv4 header with this id has checksum 0x0000 */
@@ -1115,7 +1048,7 @@ static void test_ce_ipv4(void)
 			check_pending(&r, 0);
 			check_flow(&r, &key, &f, 0, 1, 0);
 		}
-		report("ce_ipv4_already_ce");
+		check_case("ce_ipv4_already_ce");
 	}
 }
 
@@ -1140,7 +1073,7 @@ static void check_ce6(const char *name, const struct frame *f,
 		check_pending(&r, 0);
 		check_flow(&r, key, f, 0, 1, 0);
 	}
-	report(name);
+	check_case(name);
 }
 
 static void test_ce_ipv6(void)
@@ -1179,7 +1112,7 @@ static void check_drop(const char *name, const struct frame *f,
 		check_pending(&r, 0);
 		check_flow(&r, key, f, 1, 0, 0);
 	}
-	report(name);
+	check_case(name);
 }
 
 static void test_drop(void)
@@ -1220,7 +1153,7 @@ static void test_drop(void)
 			CHECK(bpf_map_lookup_elem(env.flows, &other, &o) == 0 &&
 			      o.signal_at, "the other flow's signal is gone");
 		}
-		report("signal_stays_on_its_flow");
+		check_case("signal_stays_on_its_flow");
 	}
 
 	/* a signal older than an interval has outlived its reason */
@@ -1237,7 +1170,7 @@ static void test_drop(void)
 		CHECK(r.d.signals_expired == 1, "signals_expired %+lld, want +1",
 		      (long long)r.d.signals_expired);
 	}
-	report("signal_expires_after_an_interval");
+	check_case("signal_expires_after_an_interval");
 	s.pending_age = 0;
 
 	/* ARP is never a flow and never carries a signal */
@@ -1251,7 +1184,7 @@ static void test_drop(void)
 		check_delta(&r, &want);
 		check_pending(&r, 1);
 	}
-	report("signal_kept_past_arp");
+	check_case("signal_kept_past_arp");
 }
 
 /* No signal: passed as it came */
@@ -1283,7 +1216,7 @@ static void test_no_signal(void)
 			check_pending(&r, 0);
 			check_flow(&r, &key, &f, 0, 0, 0);
 		}
-		report(t[i].name);
+		check_case(t[i].name);
 	}
 }
 
@@ -1324,7 +1257,7 @@ static void test_ce_threshold(void)
 			check_delta(&r, &want);
 			check_flow(&r, &key, &f, 0, 0, t[i].marked);
 		}
-		report(t[i].name);
+		check_case(t[i].name);
 	}
 }
 
@@ -1374,7 +1307,7 @@ static void test_tstamp(void)
 		check_delta(&r, &want);
 		check_unchanged(&f, &r);
 	}
-	report("tstamp_zero_left_zero");
+	check_case("tstamp_zero_left_zero");
 
 	/* a future CLOCK_MONOTONIC departure time (EDT) is kept, and the
 	 * packet gets no stamp: its wait is intended, not queueing */
@@ -1399,7 +1332,7 @@ static void test_tstamp(void)
 			CHECK(cb_stamp(&r.ctx) == 0, "a future EDT got a stamp");
 			check_delta(&r, &w);
 		}
-		report("tstamp_mono_future_kept");
+		check_case("tstamp_mono_future_kept");
 	}
 
 	/* tstamp with type 0 (what test_run accepts: a receive time, or a
@@ -1415,7 +1348,7 @@ static void test_tstamp(void)
 		CHECK(cb_stamp(&r.ctx) >= r.t0, "no cb[] stamp");
 		check_delta(&r, &want);
 	}
-	report("tstamp_type0_kept");
+	check_case("tstamp_type0_kept");
 }
 
 
@@ -1500,9 +1433,9 @@ static void test_l3(void)
 	if (!l3_skel)
 		die("open the L3 instance", errno);
 	err = rn_set_rodata_u32(l3_skel->obj, "cfg_link_layer", SJ_LINK_L3);
+	CHECK(!err, "the object has no cfg_link_layer: %s", strerror(-err));
 	if (err) {
-		printf("FAIL l3: the object has no cfg_link_layer: %s\n", strerror(-err));
-		failures++;
+		check_case("l3");
 		sojourn_bpf__destroy(l3_skel);
 		return;
 	}
@@ -1549,7 +1482,7 @@ static void test_l3(void)
 		CHECK(r.nflows == 1, "%d flows, want only the bystander",
 		      r.nflows);
 	}
-	report("l3_protocol_not_ip_passed_unmarked");
+	check_case("l3_protocol_not_ip_passed_unmarked");
 
 	/* an IPv6 header where skb->protocol says IPv4: bad, never marked */
 	l3_tcp6(&f, ECT0, "2001:db8:800::1", 40103);
@@ -1560,7 +1493,7 @@ static void test_l3(void)
 		check_delta(&r, &want);
 		check_pending(&r, 1);
 	}
-	report("l3_version_mismatch_bad_header");
+	check_case("l3_version_mismatch_bad_header");
 
 	/* the same 8.0.69.1 frame behind Ethernet on an Ethernet instance
 	 * still parses at 14 (the L3 instance is not the default) */
@@ -1623,7 +1556,7 @@ static void check_not_ip(const char *name, const struct frame *f, int kind)
 		CHECK(r.nflows == 1, "%d flows, want only the bystander",
 		      r.nflows);
 	}
-	report(name);
+	check_case(name);
 }
 
 static void test_pppoe_mpls(void)
@@ -1885,7 +1818,7 @@ static void test_csum_complete(void)
 			check_out(&w, &r, "not marked as wanted");
 			check_delta(&r, &want);
 		}
-		report("csum_complete_ipv6_ce_threshold");
+		check_case("csum_complete_ipv6_ce_threshold");
 		check_flags = 0;
 	}
 }
@@ -1983,6 +1916,7 @@ static void check_fragment(const struct result *r, const struct frame *f,
 {
 	struct sj_flow fl;
 	char k[160];
+	int found;
 
 	if (!check_ran(r, SJ_ACT_NEXT))
 		return;
@@ -1995,11 +1929,11 @@ static void check_fragment(const struct result *r, const struct frame *f,
 	      (long long)r->d.frag_unmatched, (long long)unmatched);
 	CHECK(r->nflows == nflows, "%d flows in the table, want %d",
 	      r->nflows, nflows);
-	if (bpf_map_lookup_elem(env.flows, key, &fl)) {
-		fmt_key(key, k, sizeof(k));
-		fail("no flow %s", k);
+	found = !bpf_map_lookup_elem(env.flows, key, &fl);
+	fmt_key(key, k, sizeof(k));
+	CHECK(found, "no flow %s", k);
+	if (!found)
 		return;
-	}
 	CHECK(fl.packets == packets, "the flow has %llu packets, want %llu",
 	      (unsigned long long)fl.packets, (unsigned long long)packets);
 }
@@ -2015,13 +1949,15 @@ static void check_frag_join(const char *name, int v6, int dstopts)
 	struct sj_flow_key whole_key;
 	struct frame f;
 	struct result r;
+	int ran;
 
 	keep.keep = 1;
 	frag_whole(&f, v6, 0);
 	run(&f, &s, &r);
-	if (!check_ran(&r, SJ_ACT_NEXT) || r.nflows != 1) {
-		fail("the whole datagram: %d flows", r.nflows);
-		report(name);
+	ran = check_ran(&r, SJ_ACT_NEXT);
+	CHECK(ran && r.nflows == 1, "the whole datagram: %d flows", r.nflows);
+	if (!ran || r.nflows != 1) {
+		check_case(name);
 		return;
 	}
 	whole_key = r.key;
@@ -2032,7 +1968,7 @@ static void check_frag_join(const char *name, int v6, int dstopts)
 		run(&f, part ? &keep : &s, &r);
 		check_fragment(&r, &f, &whole_key, part + 1, 0, 1);
 	}
-	report(name);
+	check_case(name);
 }
 
 static void test_fragments(void)
@@ -2053,7 +1989,7 @@ static void test_fragments(void)
 		frag_part(&f, v6, 0, 0x1111, 1, 0);
 		run(&f, &s, &r);
 		check_fragment(&r, &f, &three, 1, 1, 1);
-		report(v6 ? "frag_ipv6_later_without_first_3_tuple" :
+		check_case(v6 ? "frag_ipv6_later_without_first_3_tuple" :
 			    "frag_ipv4_later_without_first_3_tuple");
 	}
 
@@ -2065,7 +2001,7 @@ static void test_fragments(void)
 		frag_part(&f, v6, 0, 0x2223, 1, 0);
 		run(&f, &keep, &r);
 		check_fragment(&r, &f, &three, 1, 1, 2);
-		report(v6 ? "frag_ipv6_other_datagrams_later_3_tuple" :
+		check_case(v6 ? "frag_ipv6_other_datagrams_later_3_tuple" :
 			    "frag_ipv4_other_datagrams_later_3_tuple");
 	}
 
@@ -2094,7 +2030,7 @@ static void test_fragments(void)
 			      r.nflows, (unsigned long long)r.flow.ecn_marks,
 			      r.flow.signal_at ? "pending" : "taken");
 		}
-		report(v6 ? "frag_ipv6_later_fragment_marked_ce" :
+		check_case(v6 ? "frag_ipv6_later_fragment_marked_ce" :
 			    "frag_ipv4_later_fragment_marked_ce");
 
 		frag_part(&f, v6, ECT0, 0x3334, 0, 0);
@@ -2109,7 +2045,7 @@ static void test_fragments(void)
 			      "%d flows, the flow's drops %llu", r.nflows,
 			      (unsigned long long)r.flow.drops);
 		}
-		report(v6 ? "frag_ipv6_later_fragment_dropped_without_ecn" :
+		check_case(v6 ? "frag_ipv6_later_fragment_dropped_without_ecn" :
 			    "frag_ipv4_later_fragment_dropped_without_ecn");
 	}
 }
@@ -2128,13 +2064,13 @@ static void check_frag_odd(const char *name, const struct frame *f, int kind)
 	if (check_ran(&r, SJ_ACT_NEXT)) {
 		check_unchanged(f, &r);
 		CHECK(r.d.kind[kind] == 1, "stats.kind[%s] %+lld, want +1",
-		      kind_names[kind], (long long)r.d.kind[kind]);
+		      sj_kind_names[kind], (long long)r.d.kind[kind]);
 		CHECK(r.nflows == (kind == SJ_PKT_FRAGMENT),
 		      "%d flows in the table", r.nflows);
 		CHECK(r.d.frag_unmatched == (kind == SJ_PKT_FRAGMENT),
 		      "stats.frag_unmatched %+lld", (long long)r.d.frag_unmatched);
 	}
-	report(name);
+	check_case(name);
 }
 
 static void test_fragments_odd(void)
@@ -2249,7 +2185,7 @@ static void test_observe(void)
 		CHECK(cb >= r.t0 && cb <= r.t1, "no enqueue time in cb[]");
 		CHECK(r.ctx.tstamp == 0, "tstamp written");
 	}
-	report("observe_never_signals");
+	check_case("observe_never_signals");
 
 	sojourn_bpf__destroy(obs);
 	env.skel = saved;
@@ -2312,15 +2248,21 @@ static void test_steer(void)
 			      "sparse_steered moved by %llu",
 			      (unsigned long long)r.d.sparse_steered);
 		}
-		report(cases[i].name);
+		check_case(cases[i].name);
 	}
 }
 
 int main(void)
 {
+	const char *why;
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	why = sj_stat_names_fill();
+	if (why) {
+		printf("FAIL setup: the counters' names: %s\n", why);
+		return 1;
+	}
 	if (geteuid() != 0) {
 		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
 		return 77;
@@ -2373,6 +2315,5 @@ int main(void)
 	test_steer();
 
 	sojourn_bpf__destroy(env.skel);
-	printf("%s: %d failed\n", failures ? "FAIL" : "PASS", failures);
-	return failures ? 1 : 0;
+	return check_exit("test_pkt");
 }
