@@ -33,6 +33,7 @@
 #include "sojourn.h"
 #include "sojourn.skel.h"
 #include "sojourn_xdp.skel.h"
+#include "../tests/prog/testrun.h"
 
 #define FLOOR_OBJ	"build/floor.bpf.o"
 #define FLOWS_MAX	((1u << 20) + 65536)
@@ -117,22 +118,17 @@ static void die(const char *what, int err)
 static __u32 run(int p, const struct frame *f, __u32 repeat)
 {
 	__u8 out[sizeof(f->b) + 64];
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = f->b,
-		.data_size_in = f->len,
-		.data_out = out,
-		.data_size_out = sizeof(out),
-		.repeat = repeat,
-	);
+	struct sj_run r = { .out = out, .out_size = sizeof(out),
+			    .repeat = repeat };
 
-	if (bpf_prog_test_run_opts(prog_fd[p], &o))
-		die("test_run", errno);
-	if ((int)o.retval != prog_ret[p]) {
+	if (sj_test_run(prog_fd[p], f->b, f->len, &r))
+		die("test_run", r.err);
+	if (r.retval != prog_ret[p]) {
 		fprintf(stderr, "cost: %s verdict %d, want %d\n", prog_name[p],
-			(int)o.retval, prog_ret[p]);
+			r.retval, prog_ret[p]);
 		exit(1);
 	}
-	return o.duration;
+	return r.duration;
 }
 
 static int cmp_double(const void *a, const void *b)
