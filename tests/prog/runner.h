@@ -32,7 +32,7 @@ struct runner {
 };
 
 /* What the run starts from */
-struct setup {
+struct rn_setup {
 	int ecn;
 	__u64 ce_threshold_ns;	/* 0: off */
 	/* queue mode: the flow the run's packet belongs to, whose law is
@@ -132,7 +132,7 @@ static inline void rn_frags_clear(const struct runner *r)
 			rn_die("delete a fragment's datagram");
 }
 
-static inline void rn_prepare(const struct runner *r, const struct setup *s)
+static inline void rn_prepare(const struct runner *r, const struct rn_setup *s)
 {
 	struct sj_settings set = {
 		.codel = {
@@ -181,7 +181,7 @@ static inline void rn_prepare(const struct runner *r, const struct setup *s)
 
 /* prepare: write the setup first (0 when the last run left it as it was) */
 static inline void rn_run(const struct runner *r, const void *data, __u32 len,
-			  const struct setup *s, int prepare,
+			  const struct rn_setup *s, int prepare,
 			  struct run_res *res)
 {
 	struct sj_run o = { .out = res->out, .out_size = sizeof(res->out) };

@@ -140,7 +140,7 @@ static void check_frame(const struct runner *r, const char *frame,
 			const __u8 *data, __u32 len, int kind,
 			const struct sj_flow_key *key, int unmatched)
 {
-	struct setup plain = { .ecn = 1 }, rule = { .ecn = 0 };
+	struct rn_setup plain = { .ecn = 1 }, rule = { .ecn = 0 };
 	struct sj_stats want = { .packets = 1, .bytes = len };
 	int flow = fr_has_flow(kind), dropped;
 	char g[96], w[96];
@@ -522,7 +522,7 @@ static void test_zero_length(void)
 {
 	group_begin("zero_length");
 	for (int i = 0; i < nrunners; i++) {
-		rn_run(&runners[i], fr.b, 0, &(struct setup){ .ecn = 1 }, 1, &res);
+		rn_run(&runners[i], fr.b, 0, &(struct rn_setup){ .ecn = 1 }, 1, &res);
 		if (res.err != -EINVAL) {
 			/* if a kernel lets it through, it must pass as truncated */
 			check_frame(&runners[i], "0 bytes", fr.b, 0,
@@ -557,7 +557,7 @@ static void test_jumbo(void)
 				 v6 ? 6 : 4, sizes[s]);
 			for (int i = 0; i < nrunners; i++) {
 				rn_run(&runners[i], fr.b, fr.len,
-				       &(struct setup){ .ecn = 1 }, 1, &res);
+				       &(struct rn_setup){ .ecn = 1 }, 1, &res);
 				if (res.err == -EINVAL && sizes[s] > 3000) {
 					if (!grp.refused++)
 						snprintf(grp.first_refused,
@@ -627,7 +627,7 @@ static void frag_join_check(void)
  * same datagram, which lands on the first's flow, uncounted */
 static void test_frag_join(void)
 {
-	static const struct setup plain = { .ecn = 1 };
+	static const struct rn_setup plain = { .ecn = 1 };
 	static const fr_build_fn firsts[] = { b_frag4_first, b_frag6_first };
 	static const fr_build_fn laters[] = { b_frag4_later, b_frag6_first_later };
 
@@ -659,7 +659,7 @@ static void check_ecn_case(const struct runner *r, const char *name, int v6,
 			   int cp, int setting)
 {
 	const __u8 dscp = 0xb8;	/* EF: must survive */
-	struct setup s = { .ecn = 1 };
+	struct rn_setup s = { .ecn = 1 };
 	struct sj_stats want = { .packets = 1 };
 	int marks, drop = 0, ect = cp != 0;
 	const __u8 *ip;

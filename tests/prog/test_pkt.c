@@ -34,10 +34,7 @@
 #include "sojourn.h"
 #include "parse.h"
 #include "sojourn.skel.h"
-#include "corpus.h"
-#include "rodata.h"
-#include "stats.h"
-#include "testrun.h"
+#include "runner.h"
 #include "../lib/check.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -91,11 +88,16 @@ static struct sj_flow_key key6(__u8 proto, __u16 sport, __u16 dport)
 
 static struct {
 	struct sojourn_bpf *skel;
-	int prog, settings, queues, stats, flows;
-	int frags;		/* fragments' first-fragment memory */
-	int ncpu;
+	struct runner rn;	/* its tc program and maps */
 	__u64 queue_flags;	/* BPF_F_LOCK if the map takes it */
 } env;
+
+/* Runs the cases after it on skel's tc program and maps */
+static void use(struct sojourn_bpf *skel)
+{
+	free(env.rn.percpu);
+	rn_init(&env.rn, "tc", skel->obj, skel->progs.sojourn_egress, 0, 0);
+}
 
 struct setup {
 	__u32 ecn;
@@ -141,52 +143,10 @@ struct result {
 	__u64 t0, t1;			/* CLOCK_MONOTONIC around the run */
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
 static void die(const char *what, int err)
 {
 	printf("FAIL setup: %s: %s\n", what, strerror(err < 0 ? -err : err));
 	exit(1);
-}
-
-static void stats_sum(struct sj_stats *sum)
-{
-	struct sj_stats *v = calloc(env.ncpu, sizeof(*v));
-	__u32 zero = 0;
-
-	if (!v)
-		die("calloc", ENOMEM);
-	if (bpf_map_lookup_elem(env.stats, &zero, v))
-		die("read stats", errno);
-	memset(sum, 0, sizeof(*sum));
-	for (int c = 0; c < env.ncpu; c++)
-		for (size_t i = 0; i < NSTAT; i++)
-			((__u64 *)sum)[i] += ((__u64 *)&v[c])[i];
-	free(v);
-}
-
-static void flows_clear(void)
-{
-	struct sj_flow_key k;
-
-	while (bpf_map_get_next_key(env.flows, NULL, &k) == 0)
-		if (bpf_map_delete_elem(env.flows, &k))
-			die("delete flow", errno);
-}
-
-static void frags_clear(void)
-{
-	struct sj_frag_key k;
-
-	while (bpf_map_get_next_key(env.frags, NULL, &k) == 0)
-		if (bpf_map_delete_elem(env.frags, &k))
-			die("delete a fragment's datagram", errno);
 }
 
 static void prepare(const struct setup *s)
@@ -209,25 +169,25 @@ static void prepare(const struct setup *s)
 	struct sj_queue q = { .vars = { .ldelay = s->ldelay } };
 	__u32 zero = 0;
 
-	if (bpf_map_update_elem(env.settings, &zero, &set, env.queue_flags))
+	if (bpf_map_update_elem(env.rn.settings, &zero, &set, env.queue_flags))
 		die("write settings", errno);
-	if (bpf_map_update_elem(env.queues, &zero, &q, env.queue_flags))
+	if (bpf_map_update_elem(env.rn.queues, &zero, &q, env.queue_flags))
 		die("write queues[0]", errno);
 	if (!s->keep) {
-		flows_clear();
-		frags_clear();
+		rn_flows_clear(&env.rn);
+		rn_frags_clear(&env.rn);
 	}
 	if (s->flow) {
 		struct sj_flow f = {
-			.first_seen_ns = mono_ns(),
+			.first_seen_ns = rn_mono_ns(),
 			.codel = { .dropping = 1, .ldelay = s->ldelay },
-			.signal_at = s->pending ? mono_ns() - s->pending_age : 0,
+			.signal_at = s->pending ? rn_mono_ns() - s->pending_age : 0,
 			.backlog = s->backlog,
-			.backlog_at = s->backlog ? mono_ns() - s->backlog_age : 0,
+			.backlog_at = s->backlog ? rn_mono_ns() - s->backlog_age : 0,
 			.steered = s->steered,
 		};
 
-		if (bpf_map_update_elem(env.flows, s->flow, &f,
+		if (bpf_map_update_elem(env.rn.flows, s->flow, &f,
 					s->keep ? BPF_ANY : BPF_NOEXIST))
 			die("seed the flow", errno);
 	}
@@ -249,28 +209,28 @@ static void run(const struct frame *f, const struct setup *s,
 		o.ctx_out = &r->ctx;
 		o.ctx_size = sizeof(r->ctx);
 	}
-	r->t0 = mono_ns();
+	r->t0 = rn_mono_ns();
 	prepare(s);
 	r->seeded = s->flow != NULL;
-	stats_sum(&before);
+	rn_stats(&env.rn, &before);
 
-	r->err = sj_test_run(env.prog, f->b, f->len, &o);
-	r->t1 = mono_ns();
+	r->err = sj_test_run(env.rn.prog, f->b, f->len, &o);
+	r->t1 = rn_mono_ns();
 	r->retval = o.retval;
 	r->out_len = o.out_len;
 
-	stats_sum(&after);
+	rn_stats(&env.rn, &after);
 	for (size_t i = 0; i < NSTAT; i++)
 		((__u64 *)&r->d)[i] = ((__u64 *)&after)[i] -
 				      ((__u64 *)&before)[i];
-	if (bpf_map_lookup_elem_flags(env.queues, &zero, &r->q, env.queue_flags))
+	if (bpf_map_lookup_elem_flags(env.rn.queues, &zero, &r->q, env.queue_flags))
 		die("read queues[0]", errno);
-	while (bpf_map_get_next_key(env.flows, prev, &k) == 0) {
+	while (bpf_map_get_next_key(env.rn.flows, prev, &k) == 0) {
 		r->key = k;
 		prev = &r->key;
 		r->nflows++;
 	}
-	if (r->nflows && bpf_map_lookup_elem(env.flows, &r->key, &r->flow))
+	if (r->nflows && bpf_map_lookup_elem(env.rn.flows, &r->key, &r->flow))
 		die("read flow", errno);
 }
 
@@ -962,7 +922,7 @@ static void test_drop(void)
 			      (long long)r.d.flows_created);
 			CHECK(r.d.ecn_mark == 0 && r.d.drops == 0,
 			      "another flow's signal was carried out");
-			CHECK(bpf_map_lookup_elem(env.flows, &other, &o) == 0 &&
+			CHECK(bpf_map_lookup_elem(env.rn.flows, &other, &o) == 0 &&
 			      o.signal_at, "the other flow's signal is gone");
 		}
 		check_case("signal_stays_on_its_flow");
@@ -1124,7 +1084,7 @@ static void test_tstamp(void)
 	/* a future CLOCK_MONOTONIC departure time (EDT) is kept, and the
 	 * packet gets no stamp: its wait is intended, not queueing */
 	memset(&ctx, 0, sizeof(ctx));
-	future = mono_ns() + 10 * NSEC;
+	future = rn_mono_ns() + 10 * NSEC;
 	ctx.tstamp = future;
 	ctx.tstamp_type = BPF_SKB_TSTAMP_DELIVERY_MONO;
 	run(&f, &s, &r);
@@ -1150,7 +1110,7 @@ static void test_tstamp(void)
 	/* tstamp with type 0 (what test_run accepts: a receive time, or a
 	 * CLOCK_TAI SO_TXTIME on kernels without the type bits) is kept */
 	memset(&ctx, 0, sizeof(ctx));
-	future = mono_ns() + 10 * NSEC;
+	future = rn_mono_ns() + 10 * NSEC;
 	ctx.tstamp = future;
 	run(&f, &s, &r);
 	if (check_ran(&r, SJ_ACT_NEXT)) {
@@ -1222,15 +1182,6 @@ static void l3_tcp6(struct frame *f, __u8 tclass, const char *src, __u16 sport)
 
 static struct sojourn_bpf *l3_skel;
 
-/* Runs the cases below on the object loaded with cfg_link_layer = L3 */
-static void use(struct sojourn_bpf *skel)
-{
-	env.prog = bpf_program__fd(skel->progs.sojourn_egress);
-	env.settings = bpf_map__fd(skel->maps.settings);
-	env.queues = bpf_map__fd(skel->maps.queues);
-	env.stats = bpf_map__fd(skel->maps.stats);
-	env.flows = bpf_map__fd(skel->maps.flows);
-}
 
 static void test_l3(void)
 {
@@ -1652,9 +1603,9 @@ static void probe_lock_flags(void)
 	__u32 zero = 0;
 	int with_lock, plain;
 
-	with_lock = bpf_map_update_elem(env.queues, &zero, &q, BPF_F_LOCK)
+	with_lock = bpf_map_update_elem(env.rn.queues, &zero, &q, BPF_F_LOCK)
 		    ? -errno : 0;
-	plain = bpf_map_update_elem(env.queues, &zero, &q, 0) ? -errno : 0;
+	plain = bpf_map_update_elem(env.rn.queues, &zero, &q, 0) ? -errno : 0;
 	printf("NOTE map update of a value with bpf_spin_lock: BPF_F_LOCK %s, "
 	       "flags 0 %s\n", with_lock ? strerror(-with_lock) : "works",
 	       plain ? strerror(-plain) : "works");
@@ -1741,7 +1692,7 @@ static void check_fragment(const struct result *r, const struct frame *f,
 	      (long long)r->d.frag_unmatched, (long long)unmatched);
 	CHECK(r->nflows == nflows, "%d flows in the table, want %d",
 	      r->nflows, nflows);
-	found = !bpf_map_lookup_elem(env.flows, key, &fl);
+	found = !bpf_map_lookup_elem(env.rn.flows, key, &fl);
 	fmt_key(key, k, sizeof(k));
 	CHECK(found, "no flow %s", k);
 	if (!found)
@@ -1974,12 +1925,7 @@ static void test_observe(void)
 	if (sojourn_bpf__load(obs))
 		die("load the observe object", errno);
 	env.skel = obs;
-	env.prog = bpf_program__fd(obs->progs.sojourn_egress);
-	env.settings = bpf_map__fd(obs->maps.settings);
-	env.queues = bpf_map__fd(obs->maps.queues);
-	env.stats = bpf_map__fd(obs->maps.stats);
-	env.flows = bpf_map__fd(obs->maps.flows);
-	env.frags = bpf_map__fd(obs->maps.frag_flows);
+	use(obs);
 
 	tcp4(&f, ECT0, 40080);
 	want = want_delta(&f, SJ_PKT_TCP, 1);
@@ -2001,12 +1947,7 @@ static void test_observe(void)
 
 	sojourn_bpf__destroy(obs);
 	env.skel = saved;
-	env.prog = bpf_program__fd(saved->progs.sojourn_egress);
-	env.settings = bpf_map__fd(saved->maps.settings);
-	env.queues = bpf_map__fd(saved->maps.queues);
-	env.stats = bpf_map__fd(saved->maps.stats);
-	env.flows = bpf_map__fd(saved->maps.flows);
-	env.frags = bpf_map__fd(saved->maps.frag_flows);
+	use(saved);
 }
 
 /*
@@ -2066,15 +2007,9 @@ static void test_steer(void)
 
 int main(void)
 {
-	const char *why;
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	why = sj_stat_names_fill();
-	if (why) {
-		printf("FAIL setup: the counters' names: %s\n", why);
-		return 1;
-	}
 	if (geteuid() != 0) {
 		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
 		return 77;
@@ -2097,15 +2032,7 @@ int main(void)
 		sojourn_bpf__destroy(env.skel);
 		return 1;
 	}
-	env.prog = bpf_program__fd(env.skel->progs.sojourn_egress);
-	env.settings = bpf_map__fd(env.skel->maps.settings);
-	env.queues = bpf_map__fd(env.skel->maps.queues);
-	env.stats = bpf_map__fd(env.skel->maps.stats);
-	env.flows = bpf_map__fd(env.skel->maps.flows);
-	env.frags = bpf_map__fd(env.skel->maps.frag_flows);
-	env.ncpu = libbpf_num_possible_cpus();
-	if (env.ncpu <= 0)
-		die("libbpf_num_possible_cpus", env.ncpu);
+	use(env.skel);
 	probe_lock_flags();
 
 	test_parse();

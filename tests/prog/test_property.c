@@ -156,7 +156,7 @@ static int refused_ok(const struct runner *r, const __u8 *d, __u32 len)
 static void compare(struct runner *r, const __u8 *d, __u32 len, int kind,
 		    const struct sj_pkt *pkt, __u64 n)
 {
-	static const struct setup plain = { .ecn = 1 };
+	static const struct rn_setup plain = { .ecn = 1 };
 	int flow = pkt->has_flow && kind <= SJ_PKT_FRAGMENT;
 	char g[96], w[96];
 	int bpf_kind = -1, kinds = 0, ok;
@@ -261,7 +261,7 @@ int main(void)
 	rn_init(&runners[nrunners++], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
 #endif
 	for (int i = 0; i < nrunners; i++)
-		rn_prepare(&runners[i], &(struct setup){ .ecn = 1 });
+		rn_prepare(&runners[i], &(struct rn_setup){ .ecn = 1 });
 
 	t0 = rn_mono_ns();
 	for (__u64 i = 0; i < n; i++) {
