@@ -115,7 +115,9 @@ enum sj_sparse {
 
 /*
  * What the packet parser found.  Each kind has its own counter, so nothing
- * passes uncounted.
+ * passes uncounted.  The kinds keyed to a flow come first, through
+ * SJ_PKT_FRAGMENT: the programs test `kind <= SJ_PKT_FRAGMENT` (the tests
+ * name them one by one, tests/prog/corpus.h fr_has_flow).
  */
 enum sj_pkt_kind {
 	SJ_PKT_TCP,

@@ -42,7 +42,7 @@ struct frame {
 	int family;		/* 4, 6 or 0 */
 	int kind;		/* enum sj_pkt_kind the parser must return */
 	__u32 need;		/* shorter than this is SJ_PKT_TRUNCATED */
-	struct sj_flow_key key;	/* when kind <= SJ_PKT_FRAGMENT */
+	struct sj_flow_key key;	/* when fr_has_flow(kind) */
 	int settled;		/* kind no longer changes */
 	/* fragments: keyed by addresses and protocol; the program adds a
 	 * first fragment's ports when the 8 bytes they lie in are there
@@ -419,9 +419,20 @@ static inline int fr_kind_at(const struct frame *f, __u32 len)
 	return len < f->need ? SJ_PKT_TRUNCATED : f->kind;
 }
 
+/* The kinds keyed to a flow, by name: the programs test `kind <=
+ * SJ_PKT_FRAGMENT`, and an enum reordered under them shows here */
 static inline int fr_has_flow(int kind)
 {
-	return kind <= SJ_PKT_FRAGMENT;
+	switch (kind) {
+	case SJ_PKT_TCP:
+	case SJ_PKT_UDP:
+	case SJ_PKT_ICMP:
+	case SJ_PKT_OTHER_L4:
+	case SJ_PKT_FRAGMENT:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* The flow key of the frame cut to len bytes, of that kind (NULL: none):

@@ -157,7 +157,7 @@ static void compare(struct runner *r, const __u8 *d, __u32 len, int kind,
 		    const struct sj_pkt *pkt, __u64 n)
 {
 	static const struct rn_setup plain = { .ecn = 1 };
-	int flow = pkt->has_flow && kind <= SJ_PKT_FRAGMENT;
+	int flow = pkt->has_flow && fr_has_flow(kind);
 	char g[96], w[96];
 	int bpf_kind = -1, kinds = 0, ok;
 
@@ -297,7 +297,7 @@ int main(void)
 		per_kind[kind]++;
 		if (!muts) {
 			unmutated++;
-			CHECK(kind == f.kind && (kind > SJ_PKT_FRAGMENT ||
+			CHECK(kind == f.kind && (!fr_has_flow(kind) ||
 			      !memcmp(&pkt.key, &f.key, sizeof(f.key))),
 			      "unmutated frame: not what the corpus says");
 			frame_done("userspace", f.b, f.len, i);
