@@ -363,29 +363,36 @@ static void check_pending(const struct result *r, int want)
 /* kb_*: a frame (corpus.h's builders) and the flow key it must get */
 typedef void (*build_fn)(struct frame *f, struct sj_flow_key *k);
 
-static void kb_tcp4(struct frame *f, struct sj_flow_key *k)
+/* Ethernet, IPv4 of ihl words (v6: IPv6), then proto's header: TCP, UDP
+ * or an ICMP echo request whose identifier is sport; k the key it must get */
+static void ip_l4(struct frame *f, struct sj_flow_key *k, int v6, __u8 ihl,
+		  __u8 proto, __u16 sport, __u16 dport)
 {
-	tcp4(f, 0, 40001);
-	*k = key4(IPPROTO_TCP, 40001, 80);
+	fr_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6)
+		fr_ip6(f, 0, 0, proto);
+	else
+		fr_ip4(f, 0, proto, ihl, 0);
+	if (proto == IPPROTO_TCP)
+		fr_tcp(f, sport, dport);
+	else if (proto == IPPROTO_UDP)
+		fr_udp(f, sport, dport);
+	else
+		fr_icmp(f, v6 ? 128 : 8, sport);
+	fr_finish(f);
+	*k = v6 ? key6(proto, sport, dport) : key4(proto, sport, dport);
 }
 
-static void kb_udp4(struct frame *f, struct sj_flow_key *k)
-{
-	fr_eth(f, ETH_P_IP);
-	fr_ip4(f, 0, IPPROTO_UDP, 5, 0);
-	fr_udp(f, 5353, 53);
-	fr_finish(f);
-	*k = key4(IPPROTO_UDP, 5353, 53);
-}
+/* a kb_* that is one ip_l4() */
+#define KB_IP_L4(name, ...)						\
+	static void name(struct frame *f, struct sj_flow_key *k)	\
+	{ ip_l4(f, k, __VA_ARGS__); }
 
-static void kb_tcp4_opts(struct frame *f, struct sj_flow_key *k)
-{
-	fr_eth(f, ETH_P_IP);
-	fr_ip4(f, 0, IPPROTO_TCP, 7, 0);
-	fr_tcp(f, 40002, 8080);
-	fr_finish(f);
-	*k = key4(IPPROTO_TCP, 40002, 8080);
-}
+KB_IP_L4(kb_tcp4, 0, 5, IPPROTO_TCP, 40001, 80)
+KB_IP_L4(kb_udp4, 0, 5, IPPROTO_UDP, 5353, 53)
+KB_IP_L4(kb_tcp4_opts, 0, 7, IPPROTO_TCP, 40002, 8080)
+KB_IP_L4(kb_icmp4, 0, 5, IPPROTO_ICMP, 0x1234, 0)
+KB_IP_L4(kb_icmp6, 1, 0, IPPROTO_ICMPV6, 0xbeef, 0)
 
 static void kb_tcp6(struct frame *f, struct sj_flow_key *k)
 {
@@ -438,33 +445,10 @@ static void kb_qinq_udp6(struct frame *f, struct sj_flow_key *k)
 	*k = key6(IPPROTO_UDP, 40006, 123);
 }
 
-static void kb_icmp4(struct frame *f, struct sj_flow_key *k)
-{
-	fr_eth(f, ETH_P_IP);
-	fr_ip4(f, 0, IPPROTO_ICMP, 5, 0);
-	fr_icmp(f, 8, 0x1234);
-	fr_finish(f);
-	*k = key4(IPPROTO_ICMP, 0x1234, 0);
-}
-
-static void kb_icmp6(struct frame *f, struct sj_flow_key *k)
-{
-	fr_eth(f, ETH_P_IPV6);
-	fr_ip6(f, 0, 0, IPPROTO_ICMPV6);
-	fr_icmp(f, 128, 0xbeef);
-	fr_finish(f);
-	*k = key6(IPPROTO_ICMPV6, 0xbeef, 0);
-}
-
 static void kb_arp(struct frame *f, struct sj_flow_key *k)
 {
-	static const __u8 arp[28] = { 0, 1, 8, 0, 6, 4, 0, 1,
-				      2, 0, 0, 0, 0, 1, 192, 0, 2, 1,
-				      0, 0, 0, 0, 0, 0, 198, 51, 100, 7 };
-
 	(void)k;
-	fr_eth(f, ETH_P_ARP);
-	fr_put(f, arp, sizeof(arp));
+	b_arp(f);
 }
 
 /* The first fragment: keyed as its whole datagram */
