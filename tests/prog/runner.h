@@ -10,6 +10,7 @@
 #define SJ_TEST_RUNNER_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -67,6 +68,25 @@ static inline __u64 rn_mono_ns(void)
 static inline void rn_die(const char *what)
 {
 	printf("FAIL setup: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* libbpf's messages but its debug ones */
+static inline int rn_quiet(enum libbpf_print_level level, const char *fmt,
+			   va_list ap)
+{
+	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
+}
+
+/* A program that would not load: skip (77) where BPF is not to be had,
+ * else fail */
+static inline void rn_load_failed(int err, const char *what)
+{
+	if (err == -EPERM || err == -ENOSYS || err == -EOPNOTSUPP) {
+		printf("SKIP: BPF unavailable: %s\n", strerror(-err));
+		exit(77);
+	}
+	printf("FAIL load %s: %s\n", what, strerror(-err));
 	exit(1);
 }
 

@@ -766,21 +766,6 @@ static void test_ecn(void)
 
 /* ------------------------------------------------------------------ */
 
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
-}
-
-static int load_failed(int err, const char *what)
-{
-	if (err == -EPERM || err == -ENOSYS || err == -EOPNOTSUPP) {
-		printf("SKIP: BPF unavailable: %s\n", strerror(-err));
-		exit(77);
-	}
-	printf("FAIL load %s: %s\n", what, strerror(-err));
-	exit(1);
-}
-
 int main(void)
 {
 	struct sojourn_bpf *q, *rt, *q3;
@@ -791,27 +776,27 @@ int main(void)
 		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
 		return 77;
 	}
-	libbpf_set_print(quiet);
+	libbpf_set_print(rn_quiet);
 
 	q = sojourn_bpf__open();
 	if (!q)
-		load_failed(-errno, "tc object");
+		rn_load_failed(-errno, "tc object");
 	err = sojourn_bpf__load(q);
 	if (err)
-		load_failed(err, "tc program, queue mode");
+		rn_load_failed(err, "tc program, queue mode");
 	rn_init(&runners[nrunners++], "tc-queue", q->obj,
 		q->progs.sojourn_egress, 0, 0);
 
 	rt = sojourn_bpf__open();
 	if (!rt)
-		load_failed(-errno, "tc object");
+		rn_load_failed(-errno, "tc object");
 	err = rn_set_rodata_u32(rt->obj, "cfg_mode", SJ_MODE_RATE);
 	if (err) {
 		printf("NOTE tc program has no cfg_mode: no rate mode to test\n");
 		sojourn_bpf__destroy(rt);
 		rt = NULL;
 	} else if ((err = sojourn_bpf__load(rt))) {
-		load_failed(err, "tc program, rate mode");
+		rn_load_failed(err, "tc program, rate mode");
 	} else {
 		rn_init(&runners[nrunners++], "tc-rate", rt->obj,
 			rt->progs.sojourn_egress, 0, 1);
@@ -819,13 +804,13 @@ int main(void)
 
 	q3 = sojourn_bpf__open();
 	if (!q3)
-		load_failed(-errno, "tc object");
+		rn_load_failed(-errno, "tc object");
 	err = rn_set_rodata_u32(q3->obj, "cfg_link_layer", SJ_LINK_L3);
 	CHECK(!err, "the tc program has no cfg_link_layer");
 	if (err) {
 		;
 	} else if ((err = sojourn_bpf__load(q3))) {
-		load_failed(err, "tc program, L3 link");
+		rn_load_failed(err, "tc program, L3 link");
 	} else {
 		rn_init(&l3runners[nl3runners++], "tc-queue-l3", q3->obj,
 			q3->progs.sojourn_egress, 0, 0);
@@ -835,13 +820,13 @@ int main(void)
 	struct sojourn_xdp *x3 = sojourn_xdp__open();
 
 	if (!x3)
-		load_failed(-errno, "XDP object");
+		rn_load_failed(-errno, "XDP object");
 	err = rn_set_rodata_u32(x3->obj, "cfg_link_layer", SJ_LINK_L3);
 	CHECK(!err, "the XDP program has no cfg_link_layer");
 	if (err) {
 		;
 	} else if ((err = sojourn_xdp__load(x3))) {
-		load_failed(err, "XDP program, L3 link");
+		rn_load_failed(err, "XDP program, L3 link");
 	} else {
 		rn_init(&l3runners[nl3runners++], "xdp-l3", x3->obj,
 			x3->progs.sojourn_xdp, 1, 1);
@@ -850,10 +835,10 @@ int main(void)
 	struct sojourn_xdp *x = sojourn_xdp__open();
 
 	if (!x)
-		load_failed(-errno, "XDP object");
+		rn_load_failed(-errno, "XDP object");
 	err = sojourn_xdp__load(x);
 	if (err)
-		load_failed(err, "XDP program");
+		rn_load_failed(err, "XDP program");
 	rn_init(&runners[nrunners++], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
 #else
 	printf("NOTE no XDP program built: tc only\n");

@@ -1572,14 +1572,6 @@ static void test_csum_complete(void)
 
 /* ------------------------------------------------------------------ */
 
-static int quiet_print(enum libbpf_print_level level, const char *fmt,
-		       va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 /* Which update flags a map value with a bpf_spin_lock accepts */
 static void probe_lock_flags(void)
 {
@@ -1998,7 +1990,7 @@ int main(void)
 		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
 		return 77;
 	}
-	libbpf_set_print(quiet_print);
+	libbpf_set_print(rn_quiet);
 
 	env.skel = sojourn_bpf__open();
 	if (!env.skel) {

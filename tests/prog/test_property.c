@@ -206,21 +206,6 @@ static void compare(struct runner *r, const __u8 *d, __u32 len, int kind,
 		rn_frags_clear(r);
 }
 
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
-}
-
-static void load_failed(int err, const char *what)
-{
-	if (err == -EPERM || err == -ENOSYS || err == -EOPNOTSUPP) {
-		printf("SKIP: BPF unavailable: %s\n", strerror(-err));
-		exit(77);
-	}
-	printf("FAIL load %s: %s\n", what, strerror(-err));
-	exit(1);
-}
-
 int main(void)
 {
 	const char *e = getenv("SJ_PROPERTY_N"), *s = getenv("SJ_SEED");
@@ -240,16 +225,16 @@ int main(void)
 		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
 		return 77;
 	}
-	libbpf_set_print(quiet);
+	libbpf_set_print(rn_quiet);
 
 	q = sojourn_bpf__open();
 	if (!q || (err = sojourn_bpf__load(q)))
-		load_failed(q ? err : -errno, "tc program");
+		rn_load_failed(q ? err : -errno, "tc program");
 	rn_init(&runners[nrunners++], "tc-queue", q->obj, q->progs.sojourn_egress, 0, 0);
 	rt = sojourn_bpf__open();
 	if (rt && !rn_set_rodata_u32(rt->obj, "cfg_mode", SJ_MODE_RATE)) {
 		if ((err = sojourn_bpf__load(rt)))
-			load_failed(err, "tc program, rate mode");
+			rn_load_failed(err, "tc program, rate mode");
 		rn_init(&runners[nrunners++], "tc-rate", rt->obj,
 			rt->progs.sojourn_egress, 0, 1);
 	}
@@ -257,7 +242,7 @@ int main(void)
 	struct sojourn_xdp *x = sojourn_xdp__open();
 
 	if (!x || (err = sojourn_xdp__load(x)))
-		load_failed(x ? err : -errno, "XDP program");
+		rn_load_failed(x ? err : -errno, "XDP program");
 	rn_init(&runners[nrunners++], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
 #endif
 	for (int i = 0; i < nrunners; i++)
