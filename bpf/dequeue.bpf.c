@@ -157,13 +157,23 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	len = skb->len;
 	flow = sj_observe_flow_of(skb->hash);
 	if (flow) {
+		__u64 skb_at = (__u64)skb;
+		int again = READ_ONCE(flow->last_stamp) == stamp;
+
 		/* the packet has left: it is no longer its flow's backlog
-		 * (every segment of a GSO skb takes its own bytes away) */
-		sj_fair_forget(flow, len);
+		 * (every segment of a GSO skb takes its own bytes away).  A
+		 * skb the driver turned back (NETDEV_TX_BUSY: a veth whose
+		 * peer's ring is full, 6.16 on) is requeued and comes here
+		 * again: its bytes went once.  Taken twice, they made a flow
+		 * with packets still queued look empty, and sparse steering
+		 * then passed them (field_idle: 72-120 reordered). */
+		if (!again || READ_ONCE(flow->last_skb) != skb_at)
+			sj_fair_forget(flow, len);
+		WRITE_ONCE(flow->last_skb, skb_at);
 		/* GSO segments and a requeued skb carry the stamp of the
 		 * packet already measured: the law sees each skb once, as
 		 * the kernel's codel does at its dequeue */
-		if (READ_ONCE(flow->last_stamp) == stamp) {
+		if (again) {
 			st->dequeue_repeats++;
 			return 0;
 		}
@@ -210,7 +220,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	/* what the queue sends sets the priority path's bound (fair.h) */
 	if (q && sparse_priority) {
 		q->sent_recent = sj_fair_recent(q->sent_recent,
-						now - q->sent_at, interval_ns,
+						sj_since(now, q->sent_at), interval_ns,
 						len);
 		q->sent_at = now;
 	}

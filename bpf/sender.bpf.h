@@ -73,7 +73,7 @@ static __always_inline void sj_sender_convict(const struct sj_pkt *pkt,
 		return;
 	s = bpf_map_lookup_elem(&senders, &sc->key);
 	if (s) {
-		if (now - READ_ONCE(s->convicted_at) >= interval_ns / 8) {
+		if (sj_since(now, READ_ONCE(s->convicted_at)) >= interval_ns / 8) {
 			WRITE_ONCE(s->convicted_at, now);
 			WRITE_ONCE(s->drop_p, drop_p);
 		}

@@ -146,20 +146,24 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 {
 	__u64 ldelay = CODEL_TO_NS(READ_ONCE(q->vars.ldelay));
 	__u64 backlog = READ_ONCE(flow->backlog), mean;
-	int left = sj_fair_left_for_sure(backlog, flow->backlog_at, now,
-					 set->interval_ns);
+	int left = sj_fair_left_for_sure(backlog, flow->backlog_at,
+					 flow->forgot_at, now,
+					 set->interval_ns, ldelay,
+					 set->target_ns);
 	__u32 len = skb->len, answer_intervals = 1;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
 				      set->target_ns)) {
 		/* what it had queued has left: a new flow, as fq_codel
 		 * counts them; a racing dequeue cannot take it below 0 */
+		if (backlog)
+			flow->forgot_at = now;
 		backlog = 0;
 		WRITE_ONCE(flow->backlog, 0);
 		st->new_flow_count++;
 	}
 	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
-					    now - flow->recent_at,
+					    sj_since(now, flow->recent_at),
 					    set->interval_ns, len);
 	flow->recent_at = now;
 	/* Sent ahead only if that cannot pass a packet of its own: the flow
@@ -170,16 +174,16 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 			flow->recent_bytes <= set->quantum &&
 			(left || flow->steered) &&
 			sj_fair_sparse_room(READ_ONCE(q->steered_recent),
-					    now - READ_ONCE(q->steered_at),
+					    sj_since(now, READ_ONCE(q->steered_at)),
 					    READ_ONCE(q->sent_recent),
-					    now - READ_ONCE(q->sent_at),
+					    sj_since(now, READ_ONCE(q->sent_at)),
 					    set->interval_ns, set->quantum, len);
 	if (flow->steered) {
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
 		WRITE_ONCE(q->steered_recent,
 			   sj_fair_recent(READ_ONCE(q->steered_recent),
-					  now - READ_ONCE(q->steered_at),
+					  sj_since(now, READ_ONCE(q->steered_at)),
 					  set->interval_ns, len));
 		WRITE_ONCE(q->steered_at, now);
 	} else if (set->sparse_priority &&
@@ -230,7 +234,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 			flow->drop_p = sj_sender_recall(pkt, now, set->interval_ns);
 	}
 	if (flow->drop_p) {
-		if (!*heavy && now - flow->light_since >= set->interval_ns)
+		if (!*heavy && sj_since(now, flow->light_since) >= set->interval_ns)
 			flow->drop_p = 0;
 		else
 			flow->drop_p = sj_fair_p_step(flow->drop_p, *heavy);

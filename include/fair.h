@@ -64,6 +64,21 @@
 #define SJ_FAIR_ANSWER_INTERVALS 5
 #define SJ_TCP_FLAG_CWR		0x80
 
+/*
+ * Time since `then`, 0 if `then` is later.  A flow's times are written by
+ * whichever CPU handles its packet, each with the clock it read a moment
+ * before; two CPUs handling one flow at once (a forwarded flow arrives on
+ * both, 2 CPUs at 100 Mbit/s) can leave a time a little after this CPU's
+ * now.  Unsigned, now - then then wrapped to ~2^64, "long ago": a bulk
+ * flow looked quiet and empty for an instant and its packet was sent
+ * ahead of its own queued packets (field_idle: 72-131 reordered, each by
+ * more than 1 ms), and a judge's wait looked over.
+ */
+static __always_inline __u64 sj_since(__u64 now, __u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
 /* The flow's count is stale: its last enqueue is older than the queue's
  * delay plus one target, so everything it counted has left. */
 static __always_inline int sj_fair_stale(__u64 backlog_at, __u64 now,
@@ -153,16 +168,29 @@ static __always_inline int sj_fair_sparse_room(__u64 steered, __u64 steered_dt,
 
 /*
  * Whether a flow surely has nothing left in the queue, as sending it ahead
- * needs: its count is zero, or its last enqueue is an interval old.  The
- * staleness rule forgets a count sooner, after the last packet's delay
+ * needs.  The staleness rule forgets a count after the last packet's delay
  * plus a target: right for shares, where a count kept too long would do
  * more harm, but not for order, as a queue whose delay grows still holds
- * the flow's packet then, and a packet sent ahead would pass it.
+ * the flow's packets then, and one sent ahead would pass them.  Worse, the
+ * dequeues of those packets then take away what the flow counted since,
+ * so its count reads zero while its newer packets wait.  So "surely gone"
+ * is the time a FIFO at its worst could hold a packet: an interval, or
+ * twice the queue's delay plus a target where that is more (field_idle's
+ * pfifo_fast at its limit: ~130 ms), since the flow's last enqueue, or
+ * since its count was last forgotten with bytes in it, for a count of
+ * zero.  Before, field_idle's bulk flows had packets sent ahead of their
+ * own 15-30 times each after a stall.
  */
 static __always_inline int sj_fair_left_for_sure(__u64 counted, __u64 backlog_at,
-						 __u64 now, __u64 interval_ns)
+						 __u64 forgot_at, __u64 now,
+						 __u64 interval_ns,
+						 __u64 ldelay_ns, __u64 target_ns)
 {
-	return !counted || now - backlog_at >= interval_ns;
+	__u64 hold = 2 * ldelay_ns + target_ns;
+
+	if (hold < interval_ns)
+		hold = interval_ns;
+	return sj_since(now, counted ? backlog_at : forgot_at) >= hold;
 }
 
 /* Unresponsive: took signals while heavy, and answered none of them
@@ -172,7 +200,7 @@ static __always_inline int sj_fair_unresponsive(__u64 judged_since, __u64 now,
 						__u32 intervals)
 {
 	return judged_since && signals >= SJ_FAIR_SIGNALS &&
-	       now - judged_since >= intervals * interval_ns;
+	       sj_since(now, judged_since) >= intervals * interval_ns;
 }
 
 /*
@@ -191,7 +219,8 @@ static __always_inline int sj_fair_unresponsive(__u64 judged_since, __u64 now,
 static __always_inline int sj_fair_sender_recent(__u64 convicted_at, __u64 now,
 						 __u64 interval_ns)
 {
-	return convicted_at && now - convicted_at < SJ_FAIR_SENDER_INTERVALS * interval_ns;
+	return convicted_at &&
+	       sj_since(now, convicted_at) < SJ_FAIR_SENDER_INTERVALS * interval_ns;
 }
 
 /* The enqueue drop probability (32-bit fixed point) of an unresponsive

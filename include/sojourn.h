@@ -217,6 +217,8 @@ struct sj_flow {
 	/* fairness (include/fair.h): bytes of this flow in the queue */
 	__u64 backlog;
 	__u64 backlog_at;	/* last enqueue, ns */
+	__u64 forgot_at;	/* when the staleness rule last zeroed a count
+				 * that was not zero, ns */
 	__u64 judged_since;	/* the first signal the flow took while heavy
 				 * and has not answered, ns; 0: none */
 	__u64 light_since;	/* at or below it since, ns; 0: not */
@@ -244,6 +246,9 @@ struct sj_flow {
 	__u64 last_stamp;	/* enqueue time of the last packet measured:
 				 * GSO segments and a requeued skb share it */
 	__u64 last_left;	/* when that packet left, ns */
+	__u64 last_skb;		/* the address of the last skb seen leaving:
+				 * a requeued skb comes again, a GSO
+				 * segment is a new one */
 };
 
 /* Per CPU, summed by the command */

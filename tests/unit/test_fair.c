@@ -178,12 +178,28 @@ static void test_stale(void)
 static void test_left_for_sure(void)
 {
 	CHECK(sj_fair_stale(100 * MS, 120 * MS, 10 * MS, 5 * MS) &&
-	      !sj_fair_left_for_sure(3000, 100 * MS, 120 * MS, 100 * MS),
+	      !sj_fair_left_for_sure(3000, 100 * MS, 0, 120 * MS, 100 * MS, 10 * MS, 5 * MS),
 	      "stale count taken as gone for sure");
-	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 200 * MS, 100 * MS),
+	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 0, 200 * MS, 100 * MS, 10 * MS, 5 * MS),
 	      "an interval quiet: gone");
-	CHECK(sj_fair_left_for_sure(0, 100 * MS, 101 * MS, 100 * MS),
-	      "nothing counted: gone");
+	CHECK(sj_fair_left_for_sure(0, 100 * MS, 0, 101 * MS, 100 * MS, 10 * MS, 5 * MS),
+	      "nothing counted, nothing forgotten: gone");
+	/* a count forgotten 20 ms ago reads zero: the dequeues of what it
+	 * held took away what came since */
+	CHECK(!sj_fair_left_for_sure(0, 100 * MS, 81 * MS, 101 * MS, 100 * MS, 10 * MS, 5 * MS),
+	      "zero just after forgetting read as gone");
+	/* a queue of 130 ms holds what a flow sent 110 ms ago */
+	CHECK(!sj_fair_left_for_sure(3000, 100 * MS, 0, 210 * MS, 100 * MS, 130 * MS, 5 * MS),
+	      "quiet for an interval, but the queue holds more");
+	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 0, 370 * MS, 100 * MS, 130 * MS, 5 * MS),
+	      "quiet for twice the queue's delay: gone");
+	/* another CPU wrote its time a moment after this CPU read now */
+	CHECK(!sj_fair_left_for_sure(3000, 120 * MS + 1000, 0, 120 * MS, 100 * MS, 10 * MS, 5 * MS),
+	      "a time just ahead of now read as long ago");
+	CHECK(!sj_fair_unresponsive(120 * MS + 1000, 120 * MS, 100 * MS, 5, 1),
+	      "a judge's wait just begun read as over");
+	CHECK(sj_fair_recent(1000, sj_since(120 * MS, 120 * MS + 1000), 100 * MS, 0) == 1000,
+	      "a recent count wiped by a time just ahead of now");
 }
 
 /* a sender convicted 150 ms ago is remembered, 250 ms ago not; never a
