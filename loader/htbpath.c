@@ -141,22 +141,6 @@ static int class_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static struct nlmsghdr *tc_req(struct nl_req *r, int type, __u16 flags,
-			       __u32 ifindex, __u32 handle, __u32 parent)
-{
-	struct tcmsg *tcm;
-
-	r->nlh = mnl_nlmsg_put_header(r->buf);
-	r->nlh->nlmsg_type = type;
-	r->nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	tcm = mnl_nlmsg_put_extra_header(r->nlh, sizeof(*tcm));
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_handle = handle;
-	tcm->tcm_parent = parent;
-	return r->nlh;
-}
-
 static int htb_read(__u32 ifindex, struct htb_walk *w)
 {
 	struct nl_req r;
@@ -164,10 +148,10 @@ static int htb_read(__u32 ifindex, struct htb_walk *w)
 
 	memset(w, 0, sizeof(*w));
 	w->ifindex = ifindex;
-	ret = sj_nl_talk(tc_req(&r, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0),
+	ret = sj_nl_talk(sj_tc_req(&r, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0),
 			 root_cb, w);
 	if (ret >= 0 && w->htb)
-		ret = sj_nl_talk(tc_req(&r, RTM_GETTCLASS, NLM_F_DUMP, ifindex,
+		ret = sj_nl_talk(sj_tc_req(&r, RTM_GETTCLASS, NLM_F_DUMP, ifindex,
 					0, 0), class_cb, w);
 	return ret < 0 ? ret : 0;
 }
@@ -222,7 +206,7 @@ static int class_add(const struct sj_link *link, __u32 classid, __u32 parent,
 	 * (fair.h).  The ceil's burst is tc's default. */
 	o.buffer = ticks(rate * interval_ns / 1000000000ULL + mtu, rate);
 	o.cbuffer = ticks(ceil / 1000 + mtu, ceil);
-	nlh = tc_req(&r, RTM_NEWTCLASS, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
+	nlh = sj_tc_req(&r, RTM_NEWTCLASS, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
 		     link->ifindex, classid, parent);
 	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
@@ -300,7 +284,7 @@ int sj_htb_path_del(__u32 ifindex, __u32 classid)
 	struct nl_req r;
 	int ret;
 
-	ret = sj_nl_talk(tc_req(&r, RTM_DELTCLASS, NLM_F_ACK, ifindex, classid, 0),
+	ret = sj_nl_talk(sj_tc_req(&r, RTM_DELTCLASS, NLM_F_ACK, ifindex, classid, 0),
 			 NULL, NULL);
 	/* gone already, with its device or its root: nothing left to do */
 	return ret == -ENOENT || ret == -ENODEV || ret == -EOPNOTSUPP ? 0 : ret;

@@ -38,6 +38,11 @@ struct nl_req {
 	struct nlmsghdr *nlh;
 };
 
+/* A tc request (qdisc, class, filter) in r: type, NLM_F_* beyond
+ * NLM_F_REQUEST, the device and the tcmsg's handle and parent (nl.c) */
+struct nlmsghdr *sj_tc_req(struct nl_req *r, int type, __u16 flags,
+			   __u32 ifindex, __u32 handle, __u32 parent);
+
 /* Sends the request on a socket of its own in the current namespace and
  * feeds every answer to cb until the kernel is done; >= 0, or -errno. */
 int sj_nl_talk(struct nlmsghdr *nlh,

@@ -57,19 +57,26 @@ static int root_qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static struct nlmsghdr *tc_dump_req(struct nl_req *r, int type, __u32 ifindex,
-				    __u32 parent)
+struct nlmsghdr *sj_tc_req(struct nl_req *r, int type, __u16 flags,
+			   __u32 ifindex, __u32 handle, __u32 parent)
 {
 	struct tcmsg *tcm;
 
 	r->nlh = mnl_nlmsg_put_header(r->buf);
 	r->nlh->nlmsg_type = type;
-	r->nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	r->nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	tcm = mnl_nlmsg_put_extra_header(r->nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_handle = handle;
 	tcm->tcm_parent = parent;
 	return r->nlh;
+}
+
+static struct nlmsghdr *tc_dump_req(struct nl_req *r, int type, __u32 ifindex,
+				    __u32 parent)
+{
+	return sj_tc_req(r, type, NLM_F_DUMP, ifindex, 0, parent);
 }
 
 /* counts the qdiscs or filters whose parent is w->parent */
