@@ -199,7 +199,8 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	 * queue: its short sojourn is not the queue's delay, which egress
 	 * reads to judge (fair.h: staleness, unresponsive flows); one
 	 * aligned word, read without the lock */
-	steered = skb->priority && skb->priority == READ_ONCE(set->sparse_priority);
+	sparse_priority = READ_ONCE(set->sparse_priority);
+	steered = sparse_priority && skb->priority == sparse_priority;
 	if (q && !steered) {
 		/* one writer per queue (qdisc_run_begin): no lock */
 		WRITE_ONCE(q->vars.ldelay, sojourn);
@@ -213,7 +214,6 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	bpf_spin_lock(&set->lock);
 	params = set->codel;
 	interval_ns = set->interval_ns;
-	sparse_priority = set->sparse_priority;
 	fair = set->fair;
 	bpf_spin_unlock(&set->lock);
 
