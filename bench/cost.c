@@ -31,6 +31,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "sojourn.h"
+#include "hist.h"
 #include "sojourn.skel.h"
 #include "sojourn_xdp.skel.h"
 #include "../tests/prog/testrun.h"
@@ -42,6 +43,10 @@
 #define ROUNDS		9	/* median over these */
 #define COLD_RUNS	4096	/* repeat=1 runs, a different flow each */
 #define CHUNK		65536	/* keys per batch update */
+/* The one attachment each object serves here: id 1 on the device
+ * BPF_PROG_TEST_RUN hands packets from (loopback, ifindex 1), netns
+ * cookie 0 (the objects' default constant) */
+#define BENCH_ATT	1
 
 static const __u32 counts[] = { 1, 1000, 100000, 1000000 };
 #define NCOUNTS		(sizeof(counts) / sizeof(counts[0]))
@@ -69,6 +74,7 @@ static struct sj_flow_key flow_key(__u32 i)
 	k.daddr[0] = htonl(0xc6336407u);		/* 198.51.100.7 */
 	k.sport = htons(1024 + i % 50000);
 	k.dport = htons(80);
+	k.att = BENCH_ATT;
 	return k;
 }
 
@@ -241,12 +247,32 @@ static void write_settings(int fd)
 		.burst_bytes = SJ_DEFAULT_BURST_BYTES,
 		.horizon_ns = SJ_DEFAULT_HORIZON_US * 1000ULL,
 	};
-	__u32 zero = 0;
+	__u32 id = BENCH_ATT;
 
 	/* a value with a bpf_spin_lock: BPF_F_LOCK where the kernel takes it */
-	if (bpf_map_update_elem(fd, &zero, &s, BPF_F_LOCK) &&
-	    bpf_map_update_elem(fd, &zero, &s, 0))
+	if (bpf_map_update_elem(fd, &id, &s, BPF_F_LOCK) &&
+	    bpf_map_update_elem(fd, &id, &s, 0))
 		die("write settings", errno);
+}
+
+/* The attachment as loader/host.c registers one: its own counters and
+ * histogram, and the entry the programs find it by; the stats map's fd */
+static int register_att(struct bpf_object *obj, __u32 dir, __u32 mode)
+{
+	struct sj_att_key k = { .netns_cookie = 0, .ifindex = 1, .dir = dir };
+	struct sj_att a = { .id = BENCH_ATT, .num_txq = 1, .mode = mode };
+	int st = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "stats", 4,
+				sizeof(struct sj_stats), 1, NULL);
+	int hist = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "hist", 4,
+				  sizeof(struct sj_dev_hist), 1, NULL);
+	__u32 id = BENCH_ATT;
+
+	if (st < 0 || hist < 0 ||
+	    bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "stats_of"), &id, &st, 0) ||
+	    bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "hist_of"), &id, &hist, 0) ||
+	    bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "attachments"), &k, &a, 0))
+		die("register the attachment", errno);
+	return st;
 }
 
 struct result {
@@ -391,6 +417,10 @@ int main(void)
 		printf("SKIP: cannot open the BPF objects: %s\n", strerror(errno));
 		return 0;
 	}
+	/* the dequeue tracepoint is not test-run; XDP serves ingress */
+	bpf_program__set_autoload(skel->progs.sojourn_dequeue, false);
+	xskel->rodata->cfg_direction = SJ_DIR_INGRESS;
+	xskel->rodata->cfg_mode = SJ_MODE_RATE;
 	if ((err = bpf_map__set_max_entries(skel->maps.flows, FLOWS_MAX)) ||
 	    (err = bpf_map__set_max_entries(xskel->maps.flows, FLOWS_MAX)))
 		die("set flows max_entries", err);
@@ -407,7 +437,8 @@ int main(void)
 	prog_fd[XDP] = bpf_program__fd(xskel->progs.sojourn_xdp);
 	flows_fd = bpf_map__fd(skel->maps.flows);
 	xflows_fd = bpf_map__fd(xskel->maps.flows);
-	stats_fd = bpf_map__fd(skel->maps.stats);
+	stats_fd = register_att(skel->obj, SJ_DIR_EGRESS, SJ_MODE_QUEUE);
+	register_att(xskel->obj, SJ_DIR_INGRESS, SJ_MODE_RATE);
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0)
 		die("libbpf_num_possible_cpus", ncpu);
@@ -441,9 +472,9 @@ int main(void)
 	       "timer read):\n\n", COLD_RUNS);
 	print_table(res, 1, 0, base);
 
-	printf("\nflows map memory at 1M flows (fdinfo memlock, one map; each "
-	       "attachment has its own): %llu bytes (%.1f MiB)\n", mem,
-	       mem / 1048576.0);
+	printf("\nflows map memory at 1M flows (fdinfo memlock; a host has one "
+	       "such table, of %u entries): %llu bytes (%.1f MiB)\n",
+	       SJ_FLOWS_HOST, mem, mem / 1048576.0);
 	printf("flows missing from the tables after populating (egress, XDP):");
 	for (size_t c = 0; c < NCOUNTS; c++)
 		printf(" %u/%u@%u", miss[c], xmiss[c], counts[c]);

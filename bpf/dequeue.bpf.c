@@ -9,7 +9,8 @@
  * tracepoint cannot drop or mark the packet that is leaving).
  *
  * The tracepoint fires for every device on the host, so the first thing is
- * to leave when the device is not ours (ifindex and network namespace).
+ * to leave when the device is not one of ours (ifindex and network
+ * namespace): one program serves every real-queue attachment of the host.
  */
 #include "maps.bpf.h"
 #include "observe.bpf.h"
@@ -26,7 +27,8 @@
  * struct qdisc_skb_cb while the packet is in the qdisc layer (5.18-6.18);
  * CO-RE finds its data[] wherever a kernel puts it.
  */
-static __always_inline __u64 sj_cb_stamp(const struct sk_buff *skb, __u64 now)
+static __always_inline __u64 sj_cb_stamp(const struct sk_buff *skb, __u64 now,
+					 __u32 mode)
 {
 	/* a tp_btf program reads the skb directly: three loads, no helper */
 	const __u32 *w = (const __u32 *)((const char *)skb->cb +
@@ -39,7 +41,7 @@ static __always_inline __u64 sj_cb_stamp(const struct sk_buff *skb, __u64 now)
 		return 0;
 	/* observe mode runs under qdiscs whose own cb[] state reaches into
 	 * the check word (cake, fq): there the stamp's age must do */
-	if (cfg_mode == SJ_MODE_QUEUE && w[0] != sj_cb_check(w[1], w[2]))
+	if (mode == SJ_MODE_QUEUE && w[0] != sj_cb_check(w[1], w[2]))
 		return 0;
 	return stamp;
 }
@@ -67,15 +69,17 @@ static __always_inline __u32 sj_qdisc_backlog(const struct net_device *dev,
 	return BPF_CORE_READ(qd, qstats.backlog);
 }
 
-static __always_inline void sj_learn_txq(const struct sk_buff *skb, __u32 txq)
+static __always_inline void sj_learn_txq(const struct sk_buff *skb,
+					 const struct sj_att *att, __u32 txq)
 {
-	__u32 hash = skb->hash, *known;
+	struct sj_txq_key k = { .hash = skb->hash, .att = att->id };
+	__u32 *known;
 
-	if (cfg_num_txq <= 1 || !hash)
+	if (att->num_txq <= 1 || !k.hash)
 		return;
-	known = bpf_map_lookup_elem(&txq_of_hash, &hash);
+	known = bpf_map_lookup_elem(&txq_of_hash, &k);
 	if (!known || *known != txq)
-		bpf_map_update_elem(&txq_of_hash, &hash, &txq, BPF_ANY);
+		bpf_map_update_elem(&txq_of_hash, &k, &txq, BPF_ANY);
 }
 
 /*
@@ -129,33 +133,39 @@ SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	     const struct net_device *dev)
 {
+	struct sj_att_key key = { .dir = SJ_DIR_EGRESS };
 	struct codel_params params;
 	struct sj_settings *set;
+	struct sj_att *att;
 	struct sj_stats *st;
 	struct sj_flow *flow;
 	struct sj_queue *q;
 	__u64 stamp, now, prev_left = 0, interval_ns;
 	codel_time_t sojourn;
-	__u32 zero = 0, txq, qidx, len, backlog = 0, sparse_priority, fair;
+	__u32 txq, qidx, len, backlog = 0, sparse_priority, fair;
 	int steered;
 
-	if (dev->ifindex != cfg_ifindex ||
-	    BPF_CORE_READ(dev, nd_net.net, net_cookie) != cfg_netns_cookie)
+	/* one program for the host: the device's attachment, if any, by
+	 * its ifindex and its netns's cookie (struct net, 5.14 on) */
+	key.ifindex = dev->ifindex;
+	key.netns_cookie = BPF_CORE_READ(dev, nd_net.net, net_cookie);
+	att = bpf_map_lookup_elem(&attachments, &key);
+	if (!att || att->mode == SJ_MODE_RATE)
 		return 0;
 
-	st = sj_stats_this_cpu();
-	set = bpf_map_lookup_elem(&settings, &zero);
+	st = sj_stats_of(att->id);
+	set = bpf_map_lookup_elem(&settings, &att->id);
 	if (!st || !set)
 		return 0;
 
 	now = bpf_ktime_get_ns();
-	stamp = sj_cb_stamp(skb, now);
+	stamp = sj_cb_stamp(skb, now, att->mode);
 	if (!stamp) {
 		st->unmeasured++;
 		return 0;
 	}
 	len = skb->len;
-	flow = sj_observe_flow_of(skb->hash);
+	flow = sj_observe_flow_of(att->id, skb->hash);
 	if (flow) {
 		__u64 skb_at = (__u64)skb;
 		int again = READ_ONCE(flow->last_stamp) == stamp;
@@ -186,15 +196,15 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		flow->last_left = now;
 	}
 	st->dequeued++;
-	sj_observe_sojourn_by(flow, now - stamp, 1);
-	if (cfg_mode == SJ_MODE_OBSERVE)
+	sj_observe_sojourn_by(att->id, flow, now - stamp, 1);
+	if (att->mode == SJ_MODE_OBSERVE)
 		return 0;
 
 	txq = skb->queue_mapping;
 	/* one root qdisc feeds every queue unless the root is mq */
-	qidx = cfg_num_txq > 1 ? txq : 0;
+	qidx = att->num_txq > 1 ? txq : 0;
 	sojourn = CODEL_NS(now - stamp);
-	q = bpf_map_lookup_elem(&queues, &qidx);
+	q = qidx < att->num_txq ? sj_queue_of(att, qidx) : NULL;
 	/* a packet sent ahead to another class did not wait in the bulk
 	 * queue: its short sojourn is not the queue's delay, which egress
 	 * reads to judge (fair.h: staleness, unresponsive flows); one
@@ -207,7 +217,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		if (len > q->maxpacket)
 			q->maxpacket = len;
 	}
-	sj_learn_txq(skb, qidx);
+	sj_learn_txq(skb, att, qidx);
 	if (!flow)
 		return 0;
 

@@ -82,7 +82,7 @@ static __always_inline void sj_frag_join(struct sj_frag_ctx *ctx,
 	sc->key.id = pkt->frag_id;
 	sc->key.proto = pkt->key.proto;
 	sc->key.family = pkt->key.family;
-	sc->key.pad = 0;
+	sc->key.att = sj_here_id();
 	if (pkt->frag == SJ_FRAG_FIRST) {
 		if (sj_frag_load_bytes(ctx, pkt->frag_l4_off, sc->l4,
 				       sizeof(sc->l4)) == 0)

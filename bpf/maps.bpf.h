@@ -18,49 +18,65 @@
 #define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 
-/* Set by the loader before load; the verifier sees them as constants. */
-const volatile __u32 cfg_ifindex __weak = 0;
+/*
+ * One object per host.  The programs are loaded once (per hook, mode,
+ * direction, link layer and network namespace: the constants below) and
+ * every attachment links the loaded program to its device; what is its own
+ * sits in the maps here, found by its id (struct sj_att).  Settings and
+ * queues hold a bpf_spin_lock, which an inner map of a map-in-map may not
+ * (kernel/bpf/map_in_map.c, 6.1 to 6.18: -ENOTSUPP), so they are arrays
+ * indexed by id; the per-CPU counters and histogram are small maps of
+ * each attachment's own (stats_of, hist_of), made at attach and pinned in
+ * its folder, so that their size follows the attachments there are.
+ */
 const volatile __u64 cfg_netns_cookie __weak = 0;
-const volatile __u32 cfg_num_txq __weak = 1;
 const volatile __u32 cfg_link_layer __weak = 0;	/* enum sj_link_layer (parse.h) */
-/* What this attachment does: enum sj_mode, enum sj_dir */
+/* What this program does: enum sj_mode, enum sj_dir */
 const volatile __u32 cfg_mode __weak = SJ_MODE_QUEUE;
 const volatile __u32 cfg_direction __weak = SJ_DIR_EGRESS;
 
+/* The attachments: device, netns and direction to id and queues */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SJ_ATT_MAX);
+	__type(key, struct sj_att_key);
+	__type(value, struct sj_att);
+} attachments SEC(".maps") __weak;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SJ_ATT_MAX);
 	__type(key, __u32);
 	__type(value, struct sj_settings);
 } settings SEC(".maps") __weak;
 
-/* Written once by attach; the programs never read it.  Pinned with the
- * rest so `show` and bpftool can tell what this folder belongs to. */
+/* One CoDel state per transmit queue: an attachment's are queue_base.. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sj_meta);
-} meta SEC(".maps") __weak;
-
-/* One CoDel state per transmit queue; max_entries = the device's queues */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SJ_QUEUES_HOST);
 	__type(key, __u32);
 	__type(value, struct sj_queue);
 } queues SEC(".maps") __weak;
 
-struct {
+struct sj_stats_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	/* by size: the programs reach the value only through a pointer,
+	 * so the object's BTF would hold no more than its name */
+	__uint(value_size, sizeof(struct sj_stats));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SJ_ATT_MAX);
 	__type(key, __u32);
-	__type(value, struct sj_stats);
-} stats SEC(".maps") __weak;
+	__array(values, struct sj_stats_map);
+} stats_of SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, SJ_FLOWS_DEFAULT);
+	__uint(max_entries, SJ_FLOWS_HOST);
 	__type(key, struct sj_flow_key);
 	__type(value, struct sj_flow);
 } flows SEC(".maps") __weak;
@@ -68,21 +84,90 @@ struct {
 /*
  * Which transmit queue a flow's packets leave on, learnt at dequeue: egress
  * runs before the kernel picks the queue, so it cannot know it itself.
- * Keyed by skb->hash, which is the same at both hooks.  Used only on
- * devices with more than one queue.
+ * Keyed by skb->hash, which is the same at both hooks, and the attachment.
+ * Used only on devices with more than one queue.
  */
+struct sj_txq_key {
+	__u32 hash;
+	__u32 att;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, SJ_TXQ_MAP_SIZE);
-	__type(key, __u32);
+	__type(key, struct sj_txq_key);
 	__type(value, __u32);
 } txq_of_hash SEC(".maps") __weak;
 
-static __always_inline struct sj_stats *sj_stats_this_cpu(void)
+/*
+ * The attachment the running tc or XDP program serves, found once at its
+ * start.  Per CPU: tc and XDP programs run with bottom halves off and do
+ * not nest on a CPU; the dequeue tracepoint, which may fire wherever a
+ * packet leaves, passes its attachment by hand and never touches this.
+ * The key is built here too: the tc program's rate path has no stack to
+ * spare.
+ */
+struct sj_here {
+	struct sj_att_key key;
+	struct sj_att att;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sj_here);
+} here SEC(".maps") __weak;
+
+/* This program's attachment on ifindex, or NULL: attached a moment ago
+ * and not yet registered, or going away.  Made the current one. */
+static __always_inline struct sj_att *sj_here_enter(__u32 ifindex)
 {
+	struct sj_here *h;
+	struct sj_att *att;
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&stats, &zero);
+	h = bpf_map_lookup_elem(&here, &zero);
+	if (!h)
+		return NULL;
+	h->key.netns_cookie = cfg_netns_cookie;
+	h->key.ifindex = ifindex;
+	h->key.dir = cfg_direction;
+	att = bpf_map_lookup_elem(&attachments, &h->key);
+	if (!att)
+		return NULL;
+	h->att = *att;
+	return &h->att;
+}
+
+static __always_inline __u32 sj_here_id(void)
+{
+	__u32 zero = 0;
+	struct sj_here *h = bpf_map_lookup_elem(&here, &zero);
+
+	return h ? h->att.id : 0;
+}
+
+static __always_inline struct sj_stats *sj_stats_of(__u32 id)
+{
+	__u32 zero = 0;
+	void *inner = bpf_map_lookup_elem(&stats_of, &id);
+
+	return inner ? bpf_map_lookup_elem(inner, &zero) : NULL;
+}
+
+/* Queue txq of the attachment (txq < its num_txq, checked by callers) */
+static __always_inline struct sj_queue *sj_queue_of(const struct sj_att *att,
+						    __u32 txq)
+{
+	__u32 idx = att->queue_base + txq;
+
+	return bpf_map_lookup_elem(&queues, &idx);
+}
+
+static __always_inline struct sj_stats *sj_stats_this_cpu(void)
+{
+	return sj_stats_of(sj_here_id());
 }
 
 /*
@@ -99,15 +184,39 @@ struct {
 	__type(value, struct sj_flow);
 } flow_fresh SEC(".maps") __weak;
 
-/* The packet's flow, created on first sight, with the packet counted. */
+/*
+ * Whether the attachment may add one more flow to the host's table: at
+ * most flows_cap in a window.  Racy by design (every CPU moves the count
+ * without a lock): a bound on churn, not an exact count.
+ */
+static __always_inline int sj_flow_budget(struct sj_settings *set, __u64 now)
+{
+	__u64 at = READ_ONCE(set->flows_window_at);
+
+	if (!set->flows_cap)
+		return 1;
+	if (sj_since(now, at) >= SJ_FLOW_WINDOW_NS) {
+		WRITE_ONCE(set->flows_window_at, now);
+		WRITE_ONCE(set->flows_window_count, 0);
+	}
+	return __sync_fetch_and_add(&set->flows_window_count, 1) < set->flows_cap;
+}
+
+/* The packet's flow, created on first sight within the attachment's
+ * budget, with the packet counted. */
 static __always_inline struct sj_flow *sj_flow_get(const struct sj_flow_key *key,
 						   __u64 now, struct sj_stats *st,
+						   struct sj_settings *set,
 						   __u32 len)
 {
 	struct sj_flow *flow = bpf_map_lookup_elem(&flows, key), *fresh;
 	__u32 zero = 0;
 
 	if (!flow) {
+		if (!sj_flow_budget(set, now)) {
+			st->flows_capped++;
+			return NULL;
+		}
 		fresh = bpf_map_lookup_elem(&flow_fresh, &zero);
 		if (!fresh)
 			return NULL;

@@ -16,13 +16,23 @@
 
 #define sj_obs_barrier() asm volatile("" ::: "memory")
 
-/* The device histogram, and the part of it that went to no flow */
-struct {
+/* The device histogram, and the part of it that went to no flow: one
+ * small map per attachment (maps.bpf.h says why) */
+struct sj_hist_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	/* by size: the programs reach the value only through a pointer,
+	 * so the object's BTF would hold no more than its name */
+	__uint(value_size, sizeof(struct sj_dev_hist));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SJ_ATT_MAX);
 	__type(key, __u32);
-	__type(value, struct sj_dev_hist);
-} hist SEC(".maps") __weak;
+	__array(values, struct sj_hist_map);
+} hist_of SEC(".maps") __weak;
 
 /*
  * Real-queue mode: which flow a queued packet belongs to.  Egress runs
@@ -33,7 +43,9 @@ struct {
  * slot and enters in between takes it over; the packet then counts as
  * `noflow`, never to the wrong flow (short of two flows with the same
  * 32-bit hash).  A direct-mapped array: one inlined lookup and a compare
- * per packet, no locks, no map updates.
+ * per packet, no locks, no map updates.  One for the host: the key holds
+ * the attachment, so a slot another device's flow took over reads as
+ * `noflow` too, never as the other device's flow.
  */
 #define SJ_FLOW_SLOTS		16384	/* a power of two */
 
@@ -106,9 +118,10 @@ static __always_inline void sj_observe_enqueue(struct __sk_buff *skb,
 	WRITE_ONCE(s->hash, h);
 }
 
-/* The flow of a packet leaving the queue, or NULL when its slot was taken
- * over or its flow evicted meanwhile. */
-static __always_inline struct sj_flow *sj_observe_flow_of(__u32 hash)
+/* The flow of a packet leaving attachment id's queue, or NULL when its
+ * slot was taken over (by another device's flow too: a packet forwarded
+ * through two attached devices) or its flow evicted meanwhile. */
+static __always_inline struct sj_flow *sj_observe_flow_of(__u32 id, __u32 hash)
 {
 	struct sj_flow_key key;
 	struct sj_flow_slot *s;
@@ -122,7 +135,7 @@ static __always_inline struct sj_flow *sj_observe_flow_of(__u32 hash)
 	sj_obs_barrier();
 	__builtin_memcpy(&key, &s->key, sizeof(key));
 	sj_obs_barrier();
-	if (READ_ONCE(s->hash) != hash)
+	if (READ_ONCE(s->hash) != hash || key.att != id)
 		return NULL;
 	return bpf_map_lookup_elem(&flows, &key);
 }
@@ -133,14 +146,18 @@ static __always_inline struct sj_flow *sj_observe_flow_of(__u32 hash)
  * tracepoint, which one CPU at a time runs for a root qdisc), so plain
  * adds do; rate mode's programs run on every CPU at once and need atomics.
  */
-static __always_inline void sj_observe_sojourn_by(struct sj_flow *flow,
+static __always_inline void sj_observe_sojourn_by(__u32 id,
+						  struct sj_flow *flow,
 						  __u64 sojourn_ns,
 						  const int one_writer)
 {
 	struct sj_dev_hist *h;
 	__u32 zero = 0, b = sj_hist_bucket(sojourn_ns);
+	void *inner = bpf_map_lookup_elem(&hist_of, &id);
 
-	h = bpf_map_lookup_elem(&hist, &zero);
+	if (!inner)
+		return;
+	h = bpf_map_lookup_elem(inner, &zero);
 	if (!h)
 		return;
 	if (b > SJ_HIST_LAST)	/* cannot happen; tells the verifier */
@@ -165,7 +182,7 @@ static __always_inline void sj_observe_sojourn_by(struct sj_flow *flow,
 static __always_inline void sj_observe_sojourn(struct sj_flow *flow,
 					       __u64 sojourn_ns)
 {
-	sj_observe_sojourn_by(flow, sojourn_ns, 0);
+	sj_observe_sojourn_by(sj_here_id(), flow, sojourn_ns, 0);
 }
 
 #endif

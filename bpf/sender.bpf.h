@@ -39,7 +39,7 @@ static __always_inline struct sj_sender_scratch *sj_sender_of(const struct sj_pk
 	__builtin_memcpy(sc->key.saddr, pkt->key.saddr, sizeof(sc->key.saddr));
 	sc->key.proto = pkt->key.proto;
 	sc->key.family = pkt->key.family;
-	sc->key.pad = 0;
+	sc->key.att = pkt->key.att;
 	return sc;
 }
 

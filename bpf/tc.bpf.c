@@ -96,15 +96,18 @@ static __always_inline int sj_set_ce(struct __sk_buff *skb,
 }
 
 /* The queue this packet will leave on, or -1 while we do not know yet. */
-static __always_inline int sj_txq_of(struct __sk_buff *skb)
+static __always_inline int sj_txq_of(struct __sk_buff *skb,
+				     const struct sj_att *att)
 {
-	__u32 hash, *txq;
+	struct sj_txq_key k;
+	__u32 *txq;
 
-	if (cfg_num_txq <= 1)
+	if (att->num_txq <= 1)
 		return 0;
-	hash = bpf_get_hash_recalc(skb);
-	txq = bpf_map_lookup_elem(&txq_of_hash, &hash);
-	return txq ? (int)*txq : -1;
+	k.hash = bpf_get_hash_recalc(skb);
+	k.att = att->id;
+	txq = bpf_map_lookup_elem(&txq_of_hash, &k);
+	return txq && *txq < att->num_txq ? (int)*txq : -1;
 }
 
 /*
@@ -256,6 +259,7 @@ admit:
 }
 
 static __always_inline int sj_real_queue(struct __sk_buff *skb,
+					 const struct sj_att *att,
 					 struct sj_settings *set,
 					 struct sj_stats *st,
 					 struct sj_flow *flow,
@@ -269,9 +273,9 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 		return SJ_ACT_NEXT;
 	/* fairness compares the flow with the others of its queue; while
 	 * we do not know the queue yet, the flow is taken as heavy */
-	txq = sj_txq_of(skb);
+	txq = sj_txq_of(skb, att);
 	if (txq >= 0)
-		q = bpf_map_lookup_elem(&queues, &txq);
+		q = sj_queue_of(att, txq);
 	if (q && sj_fair_enqueue(skb, set, st, flow, pkt, q, now, &heavy))
 		return SJ_ACT_DROP;
 
@@ -306,17 +310,17 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 }
 
 static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
+				   const struct sj_att *att,
 				   struct sj_settings *set,
 				   struct sj_stats *st, struct sj_flow *flow,
 				   const struct sj_pkt *pkt, int exempt)
 {
 	struct sj_rate_result r;
 	struct sj_queue *q;
-	__u32 zero = 0;
 	__u64 wire;
 	int ect = !exempt && pkt->ecn != SJ_ECN_NOT_ECT;
 
-	q = bpf_map_lookup_elem(&queues, &zero);
+	q = sj_queue_of(att, 0);
 	if (!q)
 		return SJ_ACT_NEXT;
 	/* an aggregate leaves as segments, each with its own headers */
@@ -344,12 +348,15 @@ int sojourn_egress(struct __sk_buff *skb)
 	struct sj_flow *flow = NULL;
 	struct sj_settings *set;
 	struct sj_stats *st;
+	struct sj_att *att;
 	struct sj_pkt pkt;
-	__u32 zero = 0;
 	int kind;
 
-	st = sj_stats_this_cpu();
-	set = bpf_map_lookup_elem(&settings, &zero);
+	att = sj_here_enter(skb->ifindex);
+	if (!att)
+		return SJ_ACT_NEXT;
+	st = sj_stats_of(att->id);
+	set = bpf_map_lookup_elem(&settings, &att->id);
 	if (!st || !set)
 		return SJ_ACT_NEXT;
 	st->packets++;
@@ -360,14 +367,15 @@ int sojourn_egress(struct __sk_buff *skb)
 	kind = sj_parse_skb(skb, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
+	pkt.key.att = att->id;
 	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
-		flow = sj_flow_get(&pkt.key, now, st, skb->len);
+		flow = sj_flow_get(&pkt.key, now, st, set, skb->len);
 
 	if (cfg_mode == SJ_MODE_RATE)
 		/* odd packets use the link too: they move the clock and
 		 * meet the horizon, but only packets we understand are
 		 * marked or take CoDel's drops */
-		return sj_rate(skb, now, set, st, flow, &pkt,
+		return sj_rate(skb, now, att, set, st, flow, &pkt,
 			       kind > SJ_PKT_FRAGMENT);
 	if (!pkt.has_flow || kind > SJ_PKT_FRAGMENT)
 		return SJ_ACT_NEXT;
@@ -376,5 +384,5 @@ int sojourn_egress(struct __sk_buff *skb)
 		sj_observe_enqueue(skb, &pkt.key);
 		return SJ_ACT_NEXT;
 	}
-	return sj_real_queue(skb, set, st, flow, &pkt, now);
+	return sj_real_queue(skb, att, set, st, flow, &pkt, now);
 }

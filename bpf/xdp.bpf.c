@@ -46,18 +46,22 @@ int sojourn_xdp(struct xdp_md *ctx)
 {
 	void *data, *data_end;
 	__u64 now = bpf_ktime_get_ns();
-	__u32 len = bpf_xdp_get_buff_len(ctx), zero = 0;
+	__u32 len = bpf_xdp_get_buff_len(ctx);
 	struct sj_flow *flow = NULL;
 	struct sj_rate_result r;
 	struct sj_settings *set;
 	struct sj_stats *st;
 	struct sj_queue *q;
+	struct sj_att *att;
 	struct sj_pkt pkt;
 	int kind, ect;
 
-	st = sj_stats_this_cpu();
-	set = bpf_map_lookup_elem(&settings, &zero);
-	q = bpf_map_lookup_elem(&queues, &zero);
+	att = sj_here_enter(ctx->ingress_ifindex);
+	if (!att)
+		return XDP_PASS;
+	st = sj_stats_of(att->id);
+	set = bpf_map_lookup_elem(&settings, &att->id);
+	q = sj_queue_of(att, 0);
 	if (!st || !set || !q)
 		return XDP_PASS;
 	st->packets++;
@@ -66,8 +70,9 @@ int sojourn_xdp(struct xdp_md *ctx)
 	kind = sj_parse_xdp(ctx, &pkt);
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
+	pkt.key.att = att->id;
 	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
-		flow = sj_flow_get(&pkt.key, now, st, len);
+		flow = sj_flow_get(&pkt.key, now, st, set, len);
 
 	ect = kind <= SJ_PKT_FRAGMENT && pkt.ecn != SJ_ECN_NOT_ECT;
 	/* an XDP frame is one packet */

@@ -42,10 +42,21 @@
 #define SJ_MIN_RATE_BYTES_PER_S	1000ULL			/* 8 kbit */
 #define SJ_MAX_RATE_BYTES_PER_S	(400ULL * 1000 * 1000 * 1000 / 8)	/* 400 gbit */
 
-#define SJ_FLOWS_DEFAULT	65536	/* per attachment, LRU beyond */
+/*
+ * One loaded object per host (bpf/maps.bpf.h): every attachment's state
+ * sits in maps all attachments share, found by the attachment's id.
+ * Flows: one table for the host, LRU beyond; `flows N` is what one
+ * attachment may add to it in a second (SJ_FLOW_WINDOW_NS), so that one
+ * device's churn cannot push out every other device's flows.
+ */
+#define SJ_FLOWS_HOST		65536
+#define SJ_FLOWS_DEFAULT	65536	/* new flows per window, per attachment */
 #define SJ_FLOWS_MIN		256	/* `flows N` bounds */
 #define SJ_FLOWS_MAX		(4U << 20)
+#define SJ_FLOW_WINDOW_NS	1000000000ULL
+#define SJ_ATT_MAX		2048	/* attachments on a host, ids 1.. */
 #define SJ_MAX_TXQ		256	/* queues tracked per device */
+#define SJ_QUEUES_HOST		8192	/* queue states of all attachments */
 #define SJ_TXQ_MAP_SIZE		16384	/* skb hash -> txq, mq devices */
 
 /* Where everything lives */
@@ -102,6 +113,30 @@ struct sj_settings {
 	__u32 quantum;		/* a flow holding no more is sparse */
 	__u32 sparse_priority;	/* skb->priority for sparse flows; 0: off */
 	__u32 sparse_mode;	/* enum sj_sparse: what the operator asked */
+	/* the most flows this attachment adds to the host's table in a
+	 * window; the window's count and start, moved by every CPU without
+	 * the lock (an estimate) */
+	__u32 flows_cap;
+	__u32 flows_window_count;
+	__u64 flows_window_at;
+};
+
+/*
+ * An attachment as the programs find it: by device, its network namespace
+ * and direction (the programs are loaded once per host, so none of this
+ * is a constant of theirs).  id indexes `settings` and the per-attachment
+ * maps (`stats_of`, `hist_of`); its queues are queue_base.. in `queues`.
+ */
+struct sj_att_key {
+	__u64 netns_cookie;
+	__u32 ifindex;
+	__u32 dir;		/* enum sj_dir */
+};
+struct sj_att {
+	__u32 id;
+	__u32 num_txq;		/* queues tracked, from queue_base */
+	__u32 queue_base;
+	__u32 mode;		/* enum sj_mode */
 };
 
 enum sj_sparse {
@@ -155,7 +190,8 @@ struct sj_flow_key {
 	__u16 dport;
 	__u8 proto;
 	__u8 family;		/* 4 or 6 */
-	__u16 pad;
+	__u16 att;		/* the attachment's id (struct sj_att): one
+				 * table holds the flows of every attachment */
 };
 
 /*
@@ -173,7 +209,7 @@ struct sj_sender_key {
 	__u32 saddr[4];		/* network order, IPv4 in the first word */
 	__u8 proto;
 	__u8 family;
-	__u16 pad;
+	__u16 att;		/* as in sj_flow_key */
 };
 struct sj_sender {
 	__u64 convicted_at;	/* its convicted flow's last enqueue drop */
@@ -189,7 +225,7 @@ struct sj_frag_key {
 	__u8 proto;		/* the IP header's, or the fragment header's
 				 * next header */
 	__u8 family;
-	__u16 pad;
+	__u16 att;		/* as in sj_flow_key */
 };
 
 struct sj_frag_val {
@@ -287,6 +323,9 @@ struct sj_stats {
 	__u64 reordered;	/* packets that left the qdisc after a younger
 				 * packet of their own flow: whatever passed
 				 * it (sparse steering, classes, queues) */
+	__u64 flows_capped;	/* packets of a new flow past the attachment's
+				 * `flows` in one window: handled without a
+				 * flow entry of their own */
 };
 
 /*
@@ -373,6 +412,9 @@ struct sj_meta {
 	 * never reached us (loader/ahead.c), if dev_packets_read */
 	__u64 dev_packets_at_attach;
 	__u32 dev_packets_read;
+	__u32 att_id;		/* struct sj_att: where its state sits in the
+				 * host's maps (bpf/maps.bpf.h) */
+	__u32 queue_base;	/* its first entry in `queues` */
 	__u32 pad2;
 };
 

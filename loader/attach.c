@@ -18,75 +18,93 @@
 #include "tune.h"
 #include "linktype.h"
 #include "htbpath.h"
-#include "sojourn.skel.h"
+#include "host.h"
 #include "sojourn_xdp.skel.h"
 
 struct attach_ctx {
-	struct sojourn_bpf *skel;
-	struct sojourn_xdp *xskel;	/* instead of skel under hook xdp */
-	struct bpf_object *obj;		/* whichever of the two */
-	struct bpf_link *dequeue_link;
-	bool xdp_attached;
+	struct sojourn_xdp *xskel;	/* under hook xdp: libxdp loads it */
+	int prog_fd;			/* the host's tc program */
+	int meta_fd;			/* this attachment's meta */
 	int egress_link_fd;
+	bool xdp_attached;
 	bool clsact_attached;
 	__u32 class_made;		/* an HTB class of ours, until pinned */
+	struct sj_host_att host;
 	struct sj_meta meta;
 	__u32 link_layer;		/* enum sj_link_layer: where frames begin */
 	char tmp[SJ_PATH_MAX];
 };
 
-/* Every map of the object, by its name, then the programs and links. */
-static int pin_all(struct attach_ctx *c)
+static int pin_fd(const struct attach_ctx *c, const char *name, int fd)
 {
-	struct {
-		const char *name;
-		int fd;
-	} objs[] = {
-		{ "prog_egress", c->skel ? bpf_program__fd(c->skel->progs.sojourn_egress) : -1 },
-		{ "prog_dequeue", c->dequeue_link ? bpf_program__fd(c->skel->progs.sojourn_dequeue) : -1 },
-		{ "prog_xdp", c->xskel ? bpf_program__fd(c->xskel->progs.sojourn_xdp) : -1 },
-		{ "link_dequeue", c->dequeue_link ? bpf_link__fd(c->dequeue_link) : -1 },
-		/* the tc link keeps its old name for either direction */
-		{ "link_egress", c->egress_link_fd },
-	};
 	char path[SJ_PATH_MAX];
-	struct bpf_map *map;
-	size_t i;
 
-	bpf_object__for_each_map(map, c->obj) {
-		if (bpf_map__is_internal(map))
-			continue;	/* .rodata, .bss: not state anyone reads */
-		if (sj_pin_path(path, c->tmp, bpf_map__name(map)) ||
-		    (bpf_obj_pin(bpf_map__fd(map), path) && errno != EEXIST))
-			return sj_err("cannot pin %s: %s", path, strerror(errno));
-	}
-	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
-		if (objs[i].fd < 0)
-			continue;	/* not in this mode or under this hook */
-		if (sj_pin_path(path, c->tmp, objs[i].name) ||
-		    (bpf_obj_pin(objs[i].fd, path) && errno != EEXIST))
-			return sj_err("cannot pin %s: %s", path, strerror(errno));
-	}
+	if (sj_pin_path(path, c->tmp, name) ||
+	    (bpf_obj_pin(fd, path) && errno != EEXIST))
+		return sj_err("cannot pin %s: %s", path, strerror(errno));
 	return 0;
 }
 
-/* Before the tc program goes onto the device: its id in meta, meta and
- * the program pinned in the tmp folder, so that an attach killed while
- * hooking leaves what the next command needs to take it off again. */
-static int pin_early(struct attach_ctx *c)
+/* The host's map by name, pinned in the folder too: show, change and the
+ * rest read an attachment's state through its folder */
+static int pin_host_map(const struct attach_ctx *c, const char *name)
 {
-	int prog_fd = bpf_program__fd(c->skel->progs.sojourn_egress);
-	int meta_fd = bpf_map__fd(c->skel->maps.meta);
 	char path[SJ_PATH_MAX];
+	int fd, err;
+
+	if (sj_pin_path(path, SJ_HOST_DIR, name) || (fd = bpf_obj_get(path)) < 0)
+		return sj_err("cannot open %s: %s", path, strerror(errno));
+	err = pin_fd(c, name, fd);
+	close(fd);
+	return err;
+}
+
+/* The attachment's own maps and the host's it reads, then the links */
+static int pin_all(struct attach_ctx *c)
+{
+	static const char *const shared[] = { "settings", "queues", "flows" };
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		if (pin_host_map(c, shared[i]))
+			return -1;
+	if (pin_fd(c, "stats", c->host.stats_fd) || pin_fd(c, "hist", c->host.hist_fd))
+		return -1;
+	if (c->xskel &&
+	    pin_fd(c, "prog_xdp", bpf_program__fd(c->xskel->progs.sojourn_xdp)))
+		return -1;
+	/* the tc link keeps its old name for either direction */
+	if (c->egress_link_fd >= 0 && pin_fd(c, "link_egress", c->egress_link_fd))
+		return -1;
+	return 0;
+}
+
+static int write_meta(const struct attach_ctx *c)
+{
 	__u32 zero = 0;
 
-	c->meta.prog_id = sj_prog_id(prog_fd);
-	if (bpf_map_update_elem(meta_fd, &zero, &c->meta, 0))
+	if (bpf_map_update_elem(c->meta_fd, &zero, &c->meta, 0))
 		return sj_err("cannot write meta: %s", strerror(errno));
-	if (sj_pin_path(path, c->tmp, "meta") || bpf_obj_pin(meta_fd, path) ||
-	    sj_pin_path(path, c->tmp, "prog_egress") || bpf_obj_pin(prog_fd, path))
-		return sj_err("cannot pin %s: %s", path, strerror(errno));
 	return 0;
+}
+
+/* The folder and its meta come first: an attach killed from here on
+ * leaves what the next command needs to undo it (pins.c's sweep), the
+ * host's entry for it included (host.c). */
+static int folder_early(struct attach_ctx *c, __u64 cookie,
+			const struct sj_link *link, enum sj_dir dir)
+{
+	snprintf(c->tmp, sizeof(c->tmp), "%s/tmp-%d-%llu-%u-%s", SJ_PIN_ROOT,
+		 getpid(), (unsigned long long)cookie, link->ifindex,
+		 sj_dir_name(dir));
+	if (mkdir(c->tmp, 0700)) {
+		c->tmp[0] = '\0';
+		return sj_err("cannot create pin folder: %s", strerror(errno));
+	}
+	c->meta_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "meta", sizeof(__u32),
+				    sizeof(struct sj_meta), 1, NULL);
+	if (c->meta_fd < 0)
+		return sj_err("cannot create meta: %s", strerror(errno));
+	return write_meta(c) || pin_fd(c, "meta", c->meta_fd);
 }
 
 /* One CoDel state per queue the device really has: under an mq root each
@@ -100,68 +118,46 @@ static __u32 managed_queues(const struct sj_link *link, const char *root_kind)
 
 static int write_settings(struct attach_ctx *c, const struct sj_settings *set)
 {
-	__u32 zero = 0;
-	struct bpf_map *map = c->skel ? c->skel->maps.settings :
-			      c->xskel->maps.settings;
+	char path[SJ_PATH_MAX];
+	int fd, err = 0;
 
-	if (bpf_map_update_elem(bpf_map__fd(map), &zero, set, 0))
-		return sj_err("cannot write settings: %s", strerror(errno));
-	return 0;
+	if (sj_pin_path(path, SJ_HOST_DIR, "settings") || (fd = bpf_obj_get(path)) < 0)
+		return sj_err("cannot open %s: %s", path, strerror(errno));
+	if (bpf_map_update_elem(fd, &c->meta.att_id, set, 0))
+		err = sj_err("cannot write settings: %s", strerror(errno));
+	close(fd);
+	return err;
 }
 
-static int load_tc(struct attach_ctx *c, const struct sj_link *link,
-		   __u64 cookie, const struct sj_tune *tune, __u32 nq)
+/* The host's state for this attachment, its place recorded in meta */
+static int register_att(struct attach_ctx *c, const struct sj_tune *tune,
+			__u32 nq, const struct sj_settings *set)
 {
-	int err;
+	struct sj_att_key k = { .netns_cookie = c->meta.netns_cookie,
+				.ifindex = c->meta.ifindex,
+				.dir = tune->dir };
 
-	c->skel = sojourn_bpf__open();
-	if (!c->skel)
-		return sj_err("cannot open BPF object: %s", strerror(errno));
-	c->obj = c->skel->obj;
-	c->skel->rodata->cfg_ifindex = link->ifindex;
-	c->skel->rodata->cfg_netns_cookie = cookie;
-	c->skel->rodata->cfg_num_txq = nq;
-	c->skel->rodata->cfg_link_layer = c->link_layer;
-	c->skel->rodata->cfg_mode = tune->mode;
-	c->skel->rodata->cfg_direction = tune->dir;
-	/* rate mode measures nothing at the queue's exit; real-queue and
-	 * observe mode both measure there */
-	bpf_program__set_autoload(c->skel->progs.sojourn_dequeue,
-				  tune->mode != SJ_MODE_RATE);
-	bpf_map__set_max_entries(c->skel->maps.queues, nq);
-	bpf_map__set_max_entries(c->skel->maps.flows, tune->flows);
-	/* only the real queue's dequeue side looks flows up by slot */
-	if (tune->mode == SJ_MODE_RATE)
-		bpf_map__set_max_entries(c->skel->maps.flow_slots, 1);
-	/* the transmit queue of a hash is learnt at dequeue, and only on a
-	 * device with several queues: 1.3 MiB of an attachment's 1.3 MiB
-	 * beyond its flow table where nothing reads it */
-	if (tune->mode == SJ_MODE_RATE || nq <= 1)
-		bpf_map__set_max_entries(c->skel->maps.txq_of_hash, 1);
-	err = sojourn_bpf__load(c->skel);
-	if (err)
-		return sj_err("cannot load BPF programs: %s (see libbpf messages above)",
-			      strerror(-err));
+	if (sj_host_add(&k, tune->mode, nq, set, &c->host))
+		return -1;
+	c->meta.att_id = c->host.att.id;
+	c->meta.queue_base = c->host.att.queue_base;
 	c->meta.num_txq = nq;
-	return 0;
+	return write_meta(c);
 }
 
-/* libxdp loads the object itself, as part of its dispatcher */
-static int open_xdp(struct attach_ctx *c, const struct sj_link *link,
-		    __u64 cookie, const struct sj_tune *tune)
+/* libxdp loads the object itself, as part of its dispatcher: it gets the
+ * host's maps, and its program is this attachment's own */
+static int open_xdp(struct attach_ctx *c, __u64 cookie)
 {
 	c->xskel = sojourn_xdp__open();
 	if (!c->xskel)
 		return sj_err("cannot open BPF object: %s", strerror(errno));
-	bpf_map__set_max_entries(c->xskel->maps.flows, tune->flows);
-	bpf_map__set_max_entries(c->xskel->maps.flow_slots, 1);
-	bpf_map__set_max_entries(c->xskel->maps.txq_of_hash, 1);
-	c->obj = c->xskel->obj;
-	c->xskel->rodata->cfg_ifindex = link->ifindex;
 	c->xskel->rodata->cfg_netns_cookie = cookie;
 	c->xskel->rodata->cfg_link_layer = c->link_layer;
-	c->meta.num_txq = 1;
-	return 0;
+	/* the key it finds its attachment by: XDP is rate mode at ingress */
+	c->xskel->rodata->cfg_direction = SJ_DIR_INGRESS;
+	c->xskel->rodata->cfg_mode = SJ_MODE_RATE;
+	return sj_host_reuse(c->xskel->obj);
 }
 
 static void undo(struct attach_ctx *c)
@@ -170,14 +166,21 @@ static void undo(struct attach_ctx *c)
 		sj_hook_detach_clsact(&c->meta, -1);
 	if (c->xdp_attached)
 		sj_xdp_detach(&c->meta);
-	if (c->tmp[0])
-		sj_pins_remove_dir(c->tmp);
 	if (c->class_made)
 		sj_htb_path_del(c->meta.ifindex, c->class_made);
 	if (c->egress_link_fd >= 0)
 		close(c->egress_link_fd);
-	bpf_link__destroy(c->dequeue_link);
-	sojourn_bpf__destroy(c->skel);
+	/* the folder's meta names the host's entry: both go */
+	if (c->tmp[0])
+		sj_pins_remove_dir(c->tmp);
+	if (c->host.stats_fd >= 0)
+		close(c->host.stats_fd);
+	if (c->host.hist_fd >= 0)
+		close(c->host.hist_fd);
+	if (c->prog_fd >= 0)
+		close(c->prog_fd);
+	if (c->meta_fd >= 0)
+		close(c->meta_fd);
 	sojourn_xdp__destroy(c->xskel);
 }
 
@@ -259,8 +262,6 @@ static __u32 sparse_auto(const struct sj_link *link, __u64 interval_ns,
 static int sparse_class_early(struct attach_ctx *c, const struct sj_link *link,
 			      const struct sj_tune *tune, struct sj_settings *set)
 {
-	__u32 zero = 0;
-
 	if (tune->sparse != SJ_SPARSE_AUTO || tune->mode != SJ_MODE_QUEUE ||
 	    set->sparse_priority)
 		return 0;
@@ -268,9 +269,7 @@ static int sparse_class_early(struct attach_ctx *c, const struct sj_link *link,
 	if (!c->class_made)
 		return 0;
 	c->meta.sparse_class_made = c->class_made;
-	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.meta), &zero, &c->meta, 0))
-		return sj_err("cannot write meta: %s", strerror(errno));
-	return write_settings(c, set);
+	return write_meta(c) || write_settings(c, set);
 }
 
 static int do_attach(struct attach_ctx *c, const struct sj_link *link,
@@ -278,13 +277,17 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 		     const struct sj_pins *pins, const char *root_kind)
 {
 	bool xdp = sj_wants_xdp(tune, link);
+	struct sj_prog_want want = { .netns_cookie = cookie,
+				     .link_layer = c->link_layer,
+				     .mode = tune->mode, .dir = tune->dir };
 	struct sj_settings set;
-	__u32 zero = 0;
+	__u32 nq = !xdp && tune->mode != SJ_MODE_RATE ?
+		   managed_queues(link, root_kind) : 1;
 
 	sj_tune_to_settings(tune, link->mtu + link->hard_header_len, &set);
 	c->meta.netns_cookie = cookie;
 	c->meta.ifindex = link->ifindex;
-	/* a band the tree has; a class to add waits for pin_early (below) */
+	/* a band the tree has; a class to add waits for the folder (below) */
 	if (tune->sparse == SJ_SPARSE_AUTO && tune->mode == SJ_MODE_QUEUE)
 		set.sparse_priority = sj_sparse_auto_priority(link->ifindex);
 	c->meta.direction = tune->dir;
@@ -294,59 +297,48 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 	snprintf(c->meta.netns, sizeof(c->meta.netns), "%s",
 		 sj_netns_name ? sj_netns_name : "");
 
-	if (xdp ? open_xdp(c, link, cookie, tune) :
-	    load_tc(c, link, cookie, tune, tune->mode != SJ_MODE_RATE ?
-		    managed_queues(link, root_kind) : 1))
+	if (folder_early(c, cookie, link, tune->dir))
 		return -1;
-	if (!xdp && write_settings(c, &set))
-		return -1;
-
-	snprintf(c->tmp, sizeof(c->tmp), "%s/tmp-%d-%llu-%u-%s", SJ_PIN_ROOT,
-		 getpid(), (unsigned long long)cookie, link->ifindex,
-		 sj_dir_name(tune->dir));
-	if (mkdir(c->tmp, 0700)) {
-		c->tmp[0] = '\0';
-		return sj_err("cannot create pin folder: %s", strerror(errno));
+	/* the programs first (loaded once per host), then the state they
+	 * find the device by: a program runs on no device until linked */
+	if (xdp) {
+		if (open_xdp(c, cookie))
+			return -1;
+	} else {
+		c->prog_fd = sj_host_prog(&want);
+		if (c->prog_fd < 0)
+			return -1;
+		/* rate mode measures nothing at the queue's exit */
+		if (tune->mode != SJ_MODE_RATE && sj_host_dequeue())
+			return -1;
 	}
+	if (register_att(c, tune, nq, &set))
+		return -1;
 
 	if (xdp) {
 		if (sj_xdp_attach(c->xskel, link->ifindex, &c->meta))
 			return -1;
 		c->xdp_attached = true;
-		/* the program runs from here on, passing all until it has
-		 * its settings: the maps exist only once libxdp loaded it */
-		if (write_settings(c, &set))
-			return -1;
 	} else {
-		if (tune->mode != SJ_MODE_RATE) {
-			c->dequeue_link = bpf_program__attach_trace(c->skel->progs.sojourn_dequeue);
-			if (!c->dequeue_link)
-				return sj_err("cannot attach to tracepoint net_dev_start_xmit: %s",
-					      strerror(errno));
-		}
-		if (pin_early(c) || sparse_class_early(c, link, tune, &set))
+		c->meta.prog_id = sj_prog_id(c->prog_fd);
+		if (write_meta(c) || pin_fd(c, "prog_egress", c->prog_fd) ||
+		    sparse_class_early(c, link, tune, &set))
 			return -1;
-		if (sj_hook_attach(bpf_program__fd(c->skel->progs.sojourn_egress),
-				   link->ifindex, tc_hook(tune), &c->meta,
-				   bpf_map__fd(c->skel->maps.meta),
-				   &c->egress_link_fd))
+		if (sj_hook_attach(c->prog_fd, link->ifindex, tc_hook(tune),
+				   &c->meta, c->meta_fd, &c->egress_link_fd))
 			return -1;
 		c->clsact_attached = c->meta.hook == SJ_HOOK_CLSACT;
 		inherit_clsact(&c->meta);
 		sj_ahead_baseline(&c->meta);
 	}
 
-	if (bpf_map_update_elem(bpf_map__fd(c->skel ? c->skel->maps.meta :
-					    c->xskel->maps.meta),
-				&zero, &c->meta, 0))
-		return sj_err("cannot write meta: %s", strerror(errno));
-	if (pin_all(c))
+	if (write_meta(c) || pin_all(c))
 		return -1;
 	if (rename(c->tmp, pins->dir))
 		return sj_err("cannot move pins into %s: %s", pins->dir,
 			      strerror(errno));
 	c->tmp[0] = '\0';
-	c->clsact_attached = false;	/* the folder owns it now */
+	c->clsact_attached = false;
 	c->xdp_attached = false;
 	c->class_made = 0;
 	if (!xdp)
@@ -367,7 +359,9 @@ int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
 
 int cmd_attach(int argc, char **argv)
 {
-	struct attach_ctx c = { .egress_link_fd = -1 };
+	struct attach_ctx c = { .egress_link_fd = -1, .prog_fd = -1,
+				.meta_fd = -1,
+				.host = { .stats_fd = -1, .hist_fd = -1 } };
 	struct sj_tune tune;
 	struct sj_link link;
 	struct sj_pins pins;
@@ -412,7 +406,7 @@ int sj_settings_write(const struct sj_link *link, const struct sj_pins *pins,
 		      int fd, const struct sj_tune *tune, struct sj_settings *set)
 {
 	struct sj_meta meta;
-	__u32 zero = 0, made;
+	__u32 made;
 	int err;
 
 	if (sj_meta_read(pins->dir, &meta))
@@ -421,7 +415,7 @@ int sj_settings_write(const struct sj_link *link, const struct sj_pins *pins,
 	sj_tune_to_settings(tune, set->codel.mtu, set);
 	if (tune->sparse == SJ_SPARSE_AUTO && meta.mode == SJ_MODE_QUEUE)
 		set->sparse_priority = sparse_auto(link, tune->interval_ns, &made);
-	if (bpf_map_update_elem(fd, &zero, set, BPF_F_LOCK)) {
+	if (bpf_map_update_elem(fd, &meta.att_id, set, BPF_F_LOCK)) {
 		err = errno;
 		if (made != meta.sparse_class_made)
 			sj_htb_path_del(link->ifindex, made);
@@ -451,9 +445,11 @@ int sj_settings_write(const struct sj_link *link, const struct sj_pins *pins,
 int sj_settings_open(const struct sj_pins *pins, struct sj_settings *set)
 {
 	char path[SJ_PATH_MAX], why[128];
-	__u32 zero = 0;
+	struct sj_meta meta;
 	int fd;
 
+	if (sj_meta_read(pins->dir, &meta))
+		return sj_err("cannot read the meta in %s", pins->dir);
 	sj_pin_path(path, pins->dir, "settings");	/* for the message */
 	fd = sj_pin_open_map(pins->dir, "settings", why, sizeof(why));
 	if (fd < 0 && errno == EPROTO) {
@@ -462,7 +458,7 @@ int sj_settings_open(const struct sj_pins *pins, struct sj_settings *set)
 	}
 	if (fd < 0)
 		return sj_err("cannot open %s: %s", path, strerror(errno));
-	if (bpf_map_lookup_elem_flags(fd, &zero, set, BPF_F_LOCK)) {
+	if (bpf_map_lookup_elem_flags(fd, &meta.att_id, set, BPF_F_LOCK)) {
 		sj_err("cannot read %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;

@@ -64,7 +64,8 @@ static void read_queues(const char *dir, struct prom_att *p)
 	if (!p->queues)
 		goto out;
 	for (i = 0; i < p->meta.num_txq; i++)
-		if (bpf_map_lookup_elem_flags(fd, &i, &p->queues[p->nq], BPF_F_LOCK) == 0)
+		if (bpf_map_lookup_elem_flags(fd, &(__u32){p->meta.queue_base + i},
+					      &p->queues[p->nq], BPF_F_LOCK) == 0)
 			p->nq++;
 out:
 	if (fd >= 0)
@@ -76,7 +77,6 @@ static int collect_one(const struct obs_att *att, __u32 nflows,
 {
 	struct obs_flow *flows;
 	size_t n;
-	__u32 zero = 0;
 	int fd;
 
 	memset(p, 0, sizeof(*p));
@@ -88,7 +88,7 @@ static int collect_one(const struct obs_att *att, __u32 nflows,
 	obs_read_stats(att->dir, &p->st);
 	fd = obs_open_pin(att->dir, "settings");
 	if (fd >= 0) {
-		bpf_map_lookup_elem_flags(fd, &zero, &p->set, BPF_F_LOCK);
+		bpf_map_lookup_elem_flags(fd, &p->meta.att_id, &p->set, BPF_F_LOCK);
 		close(fd);
 	}
 	read_queues(att->dir, p);

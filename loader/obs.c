@@ -266,7 +266,8 @@ int obs_read_flows(const char *dir, struct obs_flow **out, size_t *n)
 	struct sj_flow_key *keys = NULL;
 	struct sj_flow *vals = NULL;
 	struct obs_flow *v = NULL;
-	size_t cap = 0, i;
+	struct sj_meta meta;
+	size_t cap = 0, i, kept;
 	__u32 batch = 4096, got, token;
 	void *in = NULL;
 	int fd, err = 0;
@@ -336,6 +337,16 @@ out:
 		*n = 0;
 		return sj_err("cannot read %s/flows: %s", dir, strerror(-err));
 	}
+	/* the host's one table holds every attachment's: keep ours */
+	if (sj_meta_read(dir, &meta)) {
+		free(v);
+		*n = 0;
+		return sj_err("cannot read %s/meta", dir);
+	}
+	for (i = 0, kept = 0; i < *n; i++)
+		if (v[i].key.att == meta.att_id)
+			v[kept++] = v[i];
+	*n = kept;
 	*out = v;
 	return 0;
 }

@@ -183,9 +183,9 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.key = "Flows",
 		.type = SJ_T_COUNT, FIELD(flows),
 		.min = SJ_FLOWS_MIN, .max = SJ_FLOWS_MAX, .def = SJ_FLOWS_DEFAULT,
-		.modes = SJ_IN_ALL, .flags = SJ_OPT_ATTACH_ONLY,
+		.modes = SJ_IN_ALL,
 		.arg = "N",
-		.help = "flow table entries, about 370 bytes each (default 65536)",
+		.help = "new flows a second this attachment may add to the host's one flow table of 65536 (default 65536)",
 	},
 	[SJ_O_HOOK] = {
 		.word = "hook",

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "common.h"
+#include "host.h"
 
 void sj_pins_for(struct sj_pins *p, __u64 cookie, __u32 ifindex,
 		 enum sj_dir dir)
@@ -86,6 +87,20 @@ int sj_pins_retire(const char *dir, char *tmp, size_t len)
 	return 0;
 }
 
+/* An attachment's folder goes, and then its state in the host's maps
+ * (host.c; with the last attachment, the host itself): killed between
+ * the two, the next attach finds the entry no folder speaks for. */
+static int remove_attachment(const char *path)
+{
+	struct sj_meta meta;
+	bool ours = sj_meta_read(path, &meta) == 0;
+	int err = remove_contents(path);
+
+	if (ours)
+		sj_host_remove(&meta, NULL);
+	return err;
+}
+
 int sj_pins_remove_dir(const char *dir)
 {
 	char tmp[SJ_PATH_MAX];
@@ -93,7 +108,7 @@ int sj_pins_remove_dir(const char *dir)
 
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	return remove_contents(tmp);
+	return remove_attachment(tmp);
 }
 
 /*
@@ -135,7 +150,7 @@ static void remove_stale_tmp(const char *name)
 		}
 		sj_sparse_class_remove(&meta);
 	}
-	remove_contents(path);
+	remove_attachment(path);
 }
 
 static void sweep_stale_tmp(void)
@@ -193,7 +208,7 @@ int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg)
 			remove_stale_tmp(de->d_name);
 			continue;
 		}
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, SJ_HOST_NAME))
 			continue;
 		if (sj_pin_path(path, SJ_PIN_ROOT, de->d_name))
 			continue;

@@ -32,21 +32,6 @@ static bool hook_fits(const struct sj_tune *tune, const struct sj_link *link,
 	return true;
 }
 
-/* entries of the attachment's flow table, 0 when it cannot be read */
-static __u32 flows_of(const struct sj_pins *pins)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd = sj_pin_open_map(pins->dir, "flows", NULL, 0);
-
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.max_entries = 0;
-	close(fd);
-	return info.max_entries;
-}
-
 int cmd_replace(int argc, char **argv)
 {
 	struct sj_settings set;
@@ -81,8 +66,7 @@ int cmd_replace(int argc, char **argv)
 	if (sj_meta_read(pins.dir, &meta))
 		return sj_err("cannot read what %s %s is attached as", link.name,
 			      sj_dir_name(tune.dir));
-	if (meta.mode != tune.mode || !hook_fits(&tune, &link, meta.hook) ||
-	    flows_of(&pins) != tune.flows) {
+	if (meta.mode != tune.mode || !hook_fits(&tune, &link, meta.hook)) {
 		/* the lock is held throughout: no one attaches in between */
 		if (sj_detach_dir(pins.dir))
 			return -1;

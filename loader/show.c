@@ -32,7 +32,7 @@ struct flow_census {
 	__u32 max_count;
 };
 
-static void count_flows(const char *dir, struct flow_census *c)
+static void count_flows(const char *dir, __u32 id, struct flow_census *c)
 {
 	struct sj_flow_key key, next;
 	int fd = obs_open_pin(dir, "flows");
@@ -43,9 +43,11 @@ static void count_flows(const char *dir, struct flow_census *c)
 	if (fd < 0)
 		return;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		c->flows++;
 		key = next;
 		prev = &key;
+		if (key.att != id)
+			continue;	/* the host's one table: another's */
+		c->flows++;
 		if (bpf_map_lookup_elem(fd, &key, &v) || !v.codel.dropping)
 			continue;
 		c->dropping++;
@@ -76,16 +78,17 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	bool law = meta->mode == SJ_MODE_RATE;
 	struct flow_census fc;
 	struct sj_stats st;
-	__u32 i, maxpacket = 0;
+	__u32 i, qi, maxpacket = 0;
 	int fd;
 
 	obs_read_stats(dir, &st);
-	count_flows(dir, &fc);
+	count_flows(dir, meta->att_id, &fc);
 	fd = obs_open_pin(dir, "queues");
 	if (fd >= 0)
-		bpf_map_lookup_elem_flags(fd, &(__u32){0}, &first, BPF_F_LOCK);
+		bpf_map_lookup_elem_flags(fd, &meta->queue_base, &first, BPF_F_LOCK);
 	for (i = 0; fd >= 0 && i < meta->num_txq; i++)
-		if (!bpf_map_lookup_elem_flags(fd, &i, &q, BPF_F_LOCK) &&
+		if (!bpf_map_lookup_elem_flags(fd, &(__u32){meta->queue_base + i},
+					       &q, BPF_F_LOCK) &&
 		    q.maxpacket > maxpacket)
 			maxpacket = q.maxpacket;
 
@@ -115,6 +118,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_u64("flows", " flows %llu", fc.flows);
 	out_u64("flows_evicted", " flows_evicted %llu",
 		st.flows_created > fc.flows ? st.flows_created - fc.flows : 0);
+	out_u64("flows_capped", " flows_capped %llu", st.flows_capped);
 	out_u64("dequeued", " dequeued %llu", st.dequeued);
 	out_u64("unmeasured", " unmeasured %llu", st.unmeasured);
 	out_u64("edt_kept", " edt_kept %llu", st.edt_kept);
@@ -143,7 +147,8 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_close_object();
 	out_open_array("queues");
 	for (i = 0; fd >= 0 && i < meta->num_txq; i++) {
-		if (bpf_map_lookup_elem_flags(fd, &i, &q, BPF_F_LOCK))
+		qi = meta->queue_base + i;
+		if (bpf_map_lookup_elem_flags(fd, &qi, &q, BPF_F_LOCK))
 			continue;
 		out_open_object(NULL);
 		out_text("\n  queue %u:", i);
@@ -222,7 +227,6 @@ static int show_one(const char *dir, void *arg)
 	struct sj_ahead ahead;
 	struct sj_stats st;
 	struct sj_meta meta;
-	__u32 zero = 0;
 	int fd;
 
 	if (obs_foreign(&sa->f, dir)) {
@@ -233,7 +237,7 @@ static int show_one(const char *dir, void *arg)
 		return 0;
 	fd = obs_open_pin(dir, "settings");
 	if (fd >= 0) {
-		bpf_map_lookup_elem_flags(fd, &zero, &set, BPF_F_LOCK);
+		bpf_map_lookup_elem_flags(fd, &meta.att_id, &set, BPF_F_LOCK);
 		close(fd);
 	}
 	sa->shown++;
@@ -266,6 +270,7 @@ static int show_one(const char *dir, void *arg)
 		out_u64("queues", " queues %llu", meta.num_txq);
 		show_fair(&set);
 	}
+	out_u64("flows", " flows %llu", set.flows_cap);
 	/* observe measures only: it has no law to show settings of */
 	if (meta.mode != SJ_MODE_OBSERVE)
 		show_law(&set);

@@ -30,6 +30,8 @@ void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
 	t->quantum = s->quantum;
 	t->sparse = s->sparse_mode;
 	t->sparse_classid = s->sparse_mode == SJ_SPARSE_CLASS ? s->sparse_priority : 0;
+	if (s->flows_cap)
+		t->flows = s->flows_cap;
 	if (t->mode == SJ_MODE_RATE) {
 		t->rate_Bps = s->rate_Bps;
 		t->burst_bytes = s->burst_bytes;
@@ -239,6 +241,7 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 	/* observe signals nothing: no fairness to steer by */
 	s->fair = t->mode == SJ_MODE_OBSERVE ? 0 : t->fair;
 	s->quantum = t->quantum;
+	s->flows_cap = t->flows;
 	s->sparse_mode = t->mode == SJ_MODE_OBSERVE ? SJ_SPARSE_OFF : t->sparse;
 	if (t->sparse == SJ_SPARSE_CLASS)
 		s->sparse_priority = t->sparse_classid;

@@ -383,7 +383,7 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" -n "$NS"; then
 	    "hook clsact|unknown option" "rate 10mbit|rate mode is chosen at attach" \
 	    "overhead 4|are for rate mode" "linklayer atm|are for rate mode" \
 	    "burst 64kb|are for rate mode" "horizon 1s|are for rate mode" \
-	    "pace|are for rate mode" "flows 1024|unknown option"; do
+	    "pace|are for rate mode" "flows 1|bad flows"; do
 		re=${args#*|} args=${args%|*}
 		# shellcheck disable=SC2086
 		expect_error "change: $args" "$re" sj change "$DQ" $args -n "$NS"

@@ -190,7 +190,7 @@ fails "already attached" attach "$DQ" observe -n "$NS"
 fails "target does not apply to observe" change "$DQ" target 10ms -n "$NS"
 fails "nofair does not apply to observe" change "$DQ" nofair -n "$NS"
 fails "rate does not apply to observe" change "$DQ" rate 10mbit -n "$NS"
-fails "unknown option" change "$DQ" flows 2048 -n "$NS"
+fails "bad flows" change "$DQ" flows 1 -n "$NS"
 succeeds change "$DQ" observe -n "$NS"
 same "mode after change" "$(sj show "$DQ" -j -n "$NS" | jq -r '.[0].mode')" observe
 succeeds detach "$DQ" -n "$NS"

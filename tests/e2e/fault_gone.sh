@@ -3,8 +3,10 @@
 #
 # What is attached outlives its device or its namespace only as pins:
 #  1. device deleted while attached: the kernel drops the hook; `gc` removes
-#     the folder and with it our programs; `detach DEV` by the gone name
-#     does the same for a second device.
+#     the folder and with it the attachment's own maps and its entry in the
+#     host's (the programs are the host's, shared: they stay while other
+#     attachments run them); `detach DEV` by the gone name does the same for
+#     a second device.
 #  2. named namespace deleted while attached: `gc` removes its folder.
 #  3. a namespace with no name, alive through a process: `gc` keeps its
 #     attachment; once the process is gone, `gc` removes it.
@@ -37,14 +39,18 @@ for d in $A $B $C; do "$SOJOURN" attach "$d" -n "$NS" || fail "attach $d"; done
 "$SOJOURN" attach "$L" -n "$NS2" || fail "attach $L"
 
 dir_of() { echo "$PIN_ROOT/$1-$2-egress"; }
-prog_ids() { local p; for p in prog_egress prog_dequeue; do bpftool prog show pinned "$1/$p" -j | jq -r .id; done; }
-gone_progs() { local id; for id in "$@"; do bpftool prog show id "$id" >/dev/null 2>&1 && return 1; done; return 0; }
+# the attachment's own maps (its counters, histogram and meta)
+own_maps() { local m; for m in stats hist meta; do bpftool map show pinned "$1/$m" -j | jq -r .id; done; }
+gone_maps() { local id; [ $# -gt 0 ] || return 1; for id in "$@"; do [ "$id" != null ] || return 1; bpftool map show id "$id" >/dev/null 2>&1 && return 1; done; return 0; }
+# entries of the host's attachments map for an ifindex of $NS (another
+# namespace numbers its devices from 1 too)
+host_entries() { bpftool map dump pinned "$PIN_ROOT/host/attachments" -j 2>/dev/null | jq --argjson i "$1" --argjson c "$COOKIE" '[.[] | select(.formatted.key.ifindex == $i and .formatted.key.netns_cookie == $c)] | length' || echo 0; }
 
 # 1. device deleted
 ia=$(ifindex "$NS" "$A") ib=$(ifindex "$NS" "$B")
 da=$(dir_of "$COOKIE" "$ia") db=$(dir_of "$COOKIE" "$ib")
-mapfile -t ida < <(prog_ids "$da")
-mapfile -t idb < <(prog_ids "$db")
+mapfile -t ida < <(own_maps "$da")
+mapfile -t idb < <(own_maps "$db")
 ip -n "$NS" link del "$A" && ip -n "$NS" link del "$B" || fail "cannot delete devices"
 [ -d "$da" ] && [ -d "$db" ] && log "pins outlive the devices, as expected"
 out=$("$SOJOURN" gc --dry-run)
@@ -59,9 +65,11 @@ if [ ! -d "$da" ] && grep -q "removed $da (device gone)" <<<"$out"; then
 else
 	fail "gc after device deletion: $out"
 fi
-sleep 1	# programs are freed after an RCU grace period
-gone_progs "${ida[@]}" "${idb[@]}" && pass "their programs are unloaded" ||
-	fail "programs ${ida[*]} ${idb[*]} still loaded"
+sleep 1	# maps are freed after an RCU grace period
+gone_maps "${ida[@]}" "${idb[@]}" && pass "their own maps are freed" ||
+	fail "maps ${ida[*]} ${idb[*]} still there"
+[ "$(host_entries "$ia")$(host_entries "$ib")" = 00 ] &&
+	pass "their entries left the host's maps" || fail "host entries left: $(host_entries "$ia") $(host_entries "$ib")"
 
 # 4. the live ones stay
 ic=$(ifindex "$NS" "$C") il=$(ifindex "$NS2" "$L")
@@ -71,7 +79,7 @@ ic=$(ifindex "$NS" "$C") il=$(ifindex "$NS2" "$L")
 
 # 2. named namespace deleted
 dc=$(dir_of "$COOKIE" "$ic")
-mapfile -t idc < <(prog_ids "$dc")
+mapfile -t idc < <(own_maps "$dc")
 ip netns del "$NS"
 out=$("$SOJOURN" gc)
 if [ ! -d "$dc" ] && grep -q "removed $dc (namespace gone)" <<<"$out"; then
@@ -80,7 +88,7 @@ else
 	fail "gc after namespace deletion: $out"
 fi
 sleep 1
-gone_progs "${idc[@]}" && pass "its programs are unloaded" || fail "programs ${idc[*]} still loaded"
+gone_maps "${idc[@]}" && pass "its own maps are freed" || fail "maps ${idc[*]} still there"
 [ -d "$(dir_of "$COOKIE2" "$il")" ] && pass "the other namespace's attachment stays" ||
 	fail "gc removed a live namespace's folder"
 

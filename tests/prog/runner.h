@@ -5,6 +5,13 @@
  * and the XDP program, each with its own maps.  Reports the verdict, the
  * frame that came back, the change of every counter, queue 0 after the run
  * and the flow table.
+ *
+ * The programs are loaded once per host and find the state of the
+ * attachment a packet belongs to by its device (bpf/maps.bpf.h: the
+ * `attachments` map, then settings[id], queues[queue_base..], stats_of[id]
+ * and hist_of[id]).  rn_register() makes a runner's one test attachment;
+ * everything the tests read or write of it goes through the rn_* helpers
+ * below, with its id and queue base.
  */
 #ifndef SJ_TEST_RUNNER_H
 #define SJ_TEST_RUNNER_H
@@ -12,6 +19,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -21,15 +29,33 @@
 #include "stats.h"
 #include "testrun.h"
 
+/*
+ * Where BPF_PROG_TEST_RUN's packet arrives: the skb of a tc program and
+ * the frame of an XDP program are the loopback device's of the calling
+ * network namespace (net/bpf/test_run.c), ifindex 1.  The programs' key
+ * also holds cfg_netns_cookie, which the tests leave at its default, 0.
+ */
+#define RN_IFINDEX		1
+#define RN_NETNS_COOKIE		0
+/* An attachment's queues: from queue_base, away from 0 so that a program
+ * that forgets the base reads another attachment's (none) */
+#define RN_QUEUES_PER_ATT	16
+#define RN_QUEUE_BASE(id)	((id) * RN_QUEUES_PER_ATT + 3)
+
 struct runner {
 	const char *name;
-	int prog, settings, queues, stats, flows;
+	int prog, settings, queues, flows;
+	int attachments, stats_of, hist_of;	/* the host's maps */
+	int stats, hist;	/* the test attachment's own (inner) maps;
+				 * -1 until rn_register */
 	int frags;		/* the fragments' first-fragment memory */
 	int xdp;
 	int rate;		/* rate mode: the horizon is its drop rule */
 	int pass, drop;		/* its verdicts */
 	int ncpu;
 	struct sj_stats *percpu;
+	struct sj_att att;	/* the registered attachment */
+	struct sj_att_key key;	/* and where the programs find it */
 };
 
 /* What the run starts from */
@@ -37,7 +63,8 @@ struct rn_setup {
 	int ecn;
 	__u64 ce_threshold_ns;	/* 0: off */
 	/* queue mode: the flow the run's packet belongs to, whose law is
-	 * seeded with `pending` and `ldelay_ns` (NULL: no flow seeded) */
+	 * seeded with `pending` and `ldelay_ns` (NULL: no flow seeded); its
+	 * key as the parser makes it, seeded as the attachment's (rn_key) */
 	const struct sj_flow_key *flow;
 	__u32 pending;		/* a signal waits on that flow */
 	__u64 ldelay_ns;	/* that flow's, and the queue's, last sojourn */
@@ -104,12 +131,17 @@ static inline void rn_init(struct runner *r, const char *name,
 	r->prog = bpf_program__fd(prog);
 	r->settings = bpf_object__find_map_fd_by_name(obj, "settings");
 	r->queues = bpf_object__find_map_fd_by_name(obj, "queues");
-	r->stats = bpf_object__find_map_fd_by_name(obj, "stats");
 	r->flows = bpf_object__find_map_fd_by_name(obj, "flows");
 	r->frags = bpf_object__find_map_fd_by_name(obj, "frag_flows");
-	if (r->settings < 0 || r->queues < 0 || r->stats < 0 || r->flows < 0 ||
-	    r->frags < 0)
+	r->attachments = bpf_object__find_map_fd_by_name(obj, "attachments");
+	r->stats_of = bpf_object__find_map_fd_by_name(obj, "stats_of");
+	r->hist_of = bpf_object__find_map_fd_by_name(obj, "hist_of");
+	if (r->settings < 0 || r->queues < 0 || r->flows < 0 || r->frags < 0 ||
+	    r->attachments < 0 || r->stats_of < 0 || r->hist_of < 0)
 		rn_die("maps by name");
+	r->stats = r->hist = -1;
+	memset(&r->att, 0, sizeof(r->att));
+	memset(&r->key, 0, sizeof(r->key));
 	r->xdp = xdp;
 	r->rate = rate;
 	r->pass = xdp ? 2 /* XDP_PASS */ : SJ_ACT_NEXT;
@@ -120,16 +152,162 @@ static inline void rn_init(struct runner *r, const char *name,
 		rn_die("possible cpus");
 }
 
+/* Closes what rn_init and rn_register made (the programs' maps stay) */
+static inline void rn_fini(struct runner *r)
+{
+	if (r->stats >= 0)
+		close(r->stats);
+	if (r->hist >= 0)
+		close(r->hist);
+	r->stats = r->hist = -1;
+	free(r->percpu);
+	r->percpu = NULL;
+}
+
+/*
+ * The runner's one test attachment, as the loader makes one: attachment id
+ * (1..SJ_ATT_MAX-1) in `mode`, found by the programs on RN_IFINDEX in
+ * direction `dir` (enum sj_dir: the program's cfg_direction), with num_txq
+ * queues from RN_QUEUE_BASE(id).  Its per-CPU counters and histogram are
+ * maps of its own, made here and put in stats_of[id] and hist_of[id]; its
+ * queues are zeroed.  Called again, it replaces the one before.
+ */
+static inline void rn_register(struct runner *r, __u32 id, __u32 mode,
+			       __u32 dir, __u32 num_txq)
+{
+	struct sj_queue q = {};
+	__u32 base = RN_QUEUE_BASE(id);
+
+	if (!id || id >= SJ_ATT_MAX || !num_txq ||
+	    num_txq > RN_QUEUES_PER_ATT || base + num_txq > SJ_QUEUES_HOST) {
+		errno = EINVAL;
+		rn_die("attachment id or queues out of range");
+	}
+	if (r->stats >= 0)
+		close(r->stats);
+	if (r->hist >= 0)
+		close(r->hist);
+	if (r->key.ifindex)
+		bpf_map_delete_elem(r->attachments, &r->key);
+	r->stats = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sj_test_stats",
+				  sizeof(__u32), sizeof(struct sj_stats), 1, NULL);
+	if (r->stats < 0)
+		rn_die("create the attachment's stats");
+	r->hist = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sj_test_hist",
+				 sizeof(__u32), sizeof(struct sj_dev_hist), 1,
+				 NULL);
+	if (r->hist < 0)
+		rn_die("create the attachment's histogram");
+	if (bpf_map_update_elem(r->stats_of, &id, &r->stats, 0))
+		rn_die("write stats_of[id]");
+	if (bpf_map_update_elem(r->hist_of, &id, &r->hist, 0))
+		rn_die("write hist_of[id]");
+	r->att = (struct sj_att){ .id = id, .num_txq = num_txq,
+				  .queue_base = base, .mode = mode };
+	for (__u32 i = 0; i < num_txq; i++) {
+		__u32 idx = base + i;
+
+		if (bpf_map_update_elem(r->queues, &idx, &q, 0))
+			rn_die("zero the attachment's queues");
+	}
+	r->key = (struct sj_att_key){ .netns_cookie = RN_NETNS_COOKIE,
+				      .ifindex = RN_IFINDEX, .dir = dir };
+	if (bpf_map_update_elem(r->attachments, &r->key, &r->att, 0))
+		rn_die("write the attachment");
+}
+
+/*
+ * The attachment, found on another device or in another direction from
+ * now on (its id, maps and state kept): with any but RN_IFINDEX and the
+ * program's direction, test_run's packets find no attachment.
+ * -errno, or 0.
+ */
+static inline int rn_rekey(struct runner *r, __u32 ifindex, __u32 dir)
+{
+	struct sj_att_key k = r->key;
+
+	k.ifindex = ifindex;
+	k.dir = dir;
+	if (bpf_map_delete_elem(r->attachments, &r->key) ||
+	    bpf_map_update_elem(r->attachments, &k, &r->att, BPF_NOEXIST))
+		return -errno;
+	r->key = k;
+	return 0;
+}
+
+/* The attachment's settings (settings[id]); flags: BPF_F_LOCK or 0.
+ * -errno, or 0 */
+static inline int rn_settings_write(const struct runner *r,
+				    const struct sj_settings *set, __u64 flags)
+{
+	return bpf_map_update_elem(r->settings, &r->att.id, set, flags) ?
+	       -errno : 0;
+}
+
+static inline int rn_settings_read(const struct runner *r,
+				   struct sj_settings *set, __u64 flags)
+{
+	return bpf_map_lookup_elem_flags(r->settings, &r->att.id, set, flags) ?
+	       -errno : 0;
+}
+
+/* The attachment's queue txq (queues[queue_base + txq]); -errno, or 0 */
+static inline int rn_queue_write(const struct runner *r, __u32 txq,
+				 const struct sj_queue *q, __u64 flags)
+{
+	__u32 idx = r->att.queue_base + txq;
+
+	if (txq >= r->att.num_txq)
+		return -ERANGE;
+	return bpf_map_update_elem(r->queues, &idx, q, flags) ? -errno : 0;
+}
+
+static inline int rn_queue_read(const struct runner *r, __u32 txq,
+				struct sj_queue *q, __u64 flags)
+{
+	__u32 idx = r->att.queue_base + txq;
+
+	if (txq >= r->att.num_txq)
+		return -ERANGE;
+	return bpf_map_lookup_elem_flags(r->queues, &idx, q, flags) ? -errno : 0;
+}
+
+/* The attachment's counters, summed over the CPUs */
 static inline void rn_stats(const struct runner *r, struct sj_stats *sum)
 {
 	__u32 zero = 0;
 
-	if (bpf_map_lookup_elem(r->stats, &zero, r->percpu))
+	if (r->stats < 0 || bpf_map_lookup_elem(r->stats, &zero, r->percpu))
 		rn_die("read stats");
 	memset(sum, 0, sizeof(*sum));
 	for (int c = 0; c < r->ncpu; c++)
 		for (size_t i = 0; i < NSTAT; i++)
 			((__u64 *)sum)[i] += ((__u64 *)&r->percpu[c])[i];
+}
+
+/* A flow key as the program makes it for this attachment: the parser's
+ * key and the attachment's id (one table holds every attachment's flows) */
+static inline struct sj_flow_key rn_key(const struct runner *r,
+					const struct sj_flow_key *k)
+{
+	struct sj_flow_key w = *k;
+
+	w.att = r->att.id;
+	return w;
+}
+
+/* The flows in the table that are attachment id's */
+static inline int rn_flows_of(const struct runner *r, __u32 id)
+{
+	struct sj_flow_key k, prev;
+	int n = 0, first = 1;
+
+	while (bpf_map_get_next_key(r->flows, first ? NULL : &prev, &k) == 0) {
+		n += k.att == id;
+		prev = k;
+		first = 0;
+	}
+	return n;
 }
 
 static inline void rn_flows_clear(const struct runner *r)
@@ -168,7 +346,6 @@ static inline void rn_prepare(const struct runner *r, const struct rn_setup *s)
 		.ce_threshold_ns = s->ce_threshold_ns,
 	};
 	struct sj_queue q = {};
-	__u32 zero = 0;
 
 	if (r->rate) {
 		set.rate_Bps = SJ_MAX_RATE_BYTES_PER_S;
@@ -180,9 +357,9 @@ static inline void rn_prepare(const struct runner *r, const struct rn_setup *s)
 		q.vars.dropping = 1;
 		q.vars.ldelay = CODEL_NS(s->ldelay_ns);
 	}
-	if (bpf_map_update_elem(r->settings, &zero, &set, 0))
+	if ((errno = -rn_settings_write(r, &set, 0)))
 		rn_die("write settings");
-	if (bpf_map_update_elem(r->queues, &zero, &q, 0))
+	if ((errno = -rn_queue_write(r, 0, &q, 0)))
 		rn_die("write queues[0]");
 	rn_flows_clear(r);
 	rn_frags_clear(r);
@@ -194,7 +371,10 @@ static inline void rn_prepare(const struct runner *r, const struct rn_setup *s)
 			.signal_at = s->pending ? rn_mono_ns() : 0,
 		};
 
-		if (bpf_map_update_elem(r->flows, s->flow, &f, BPF_NOEXIST))
+		/* the flow of the packet in this attachment */
+		struct sj_flow_key k = rn_key(r, s->flow);
+
+		if (bpf_map_update_elem(r->flows, &k, &f, BPF_NOEXIST))
 			rn_die("seed the flow");
 	}
 }
@@ -207,7 +387,6 @@ static inline void rn_run(const struct runner *r, const void *data, __u32 len,
 	struct sj_run o = { .out = res->out, .out_size = sizeof(res->out) };
 	struct sj_stats before, after;
 	struct sj_flow_key k, *prev = NULL;
-	__u32 zero = 0;
 
 	if (prepare) {
 		rn_prepare(r, s);
@@ -221,7 +400,7 @@ static inline void rn_run(const struct runner *r, const void *data, __u32 len,
 	for (size_t i = 0; i < NSTAT; i++)
 		((__u64 *)&res->d)[i] = ((__u64 *)&after)[i] -
 					((__u64 *)&before)[i];
-	if (prepare && bpf_map_lookup_elem(r->queues, &zero, &res->q))
+	if (prepare && (errno = -rn_queue_read(r, 0, &res->q, 0)))
 		rn_die("read queues[0]");
 	res->nflows = 0;
 	while (bpf_map_get_next_key(r->flows, prev, &k) == 0) {
@@ -240,8 +419,8 @@ static inline void rn_fmt_key(const struct sj_flow_key *k, char *buf, size_t n)
 
 	inet_ntop(af, k->saddr, s, sizeof(s));
 	inet_ntop(af, k->daddr, d, sizeof(d));
-	snprintf(buf, n, "{fam %u proto %u %s:%u > %s:%u}", k->family,
-		 k->proto, s, ntohs(k->sport), d, ntohs(k->dport));
+	snprintf(buf, n, "{fam %u proto %u %s:%u > %s:%u att %u}", k->family,
+		 k->proto, s, ntohs(k->sport), d, ntohs(k->dport), k->att);
 }
 
 #endif /* SJ_TEST_RUNNER_H */

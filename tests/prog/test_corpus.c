@@ -33,6 +33,13 @@
 #define MAX_RUNNERS 3
 #define FAILS_SHOWN 8
 
+/* The test attachments' ids (runner.h: rn_register), one a program */
+#define ATT_TC_QUEUE	2
+#define ATT_TC_RATE	3
+#define ATT_TC_L3	4
+#define ATT_XDP_L3	6
+#define ATT_XDP		8
+
 static struct runner runners[MAX_RUNNERS];
 static int nrunners;
 /* the same programs loaded for an L3 device (cfg_link_layer): frames
@@ -143,6 +150,7 @@ static void check_frame(const struct runner *r, const char *frame,
 	struct rn_setup plain = { .ecn = 1 }, rule = { .ecn = 0 };
 	struct sj_stats want = { .packets = 1, .bytes = len };
 	int flow = fr_has_flow(kind), dropped;
+	struct sj_flow_key att_key;
 	char g[96], w[96];
 
 	want.kind[kind] = 1;
@@ -158,13 +166,16 @@ static void check_frame(const struct runner *r, const char *frame,
 	check_delta(&want);
 	CHECK(res.nflows == flow, "%d flows in the table, want %d", res.nflows,
 	      flow);
+	if (key)	/* the parser's key, in the runner's attachment */
+		att_key = rn_key(r, key);
 	if (res.nflows == flow && flow && key) {
 		rn_fmt_key(&res.key, g, sizeof(g));
-		rn_fmt_key(key, w, sizeof(w));
-		CHECK(!memcmp(&res.key, key, sizeof(*key)),
+		rn_fmt_key(&att_key, w, sizeof(w));
+		CHECK(!memcmp(&res.key, &att_key, sizeof(att_key)),
 		      "flow key %s, want %s", g, w);
 	}
-	if (res.nflows == flow && flow && (!key || !memcmp(&res.key, key, sizeof(*key))))
+	if (res.nflows == flow && flow &&
+	    (!key || !memcmp(&res.key, &att_key, sizeof(att_key))))
 		CHECK(res.flow.packets == 1 && res.flow.bytes == len,
 		      "flow counted %llu packets %llu bytes, want 1, %u",
 		      (unsigned long long)res.flow.packets,
@@ -602,8 +613,9 @@ static void b_frag6_first_later(struct frame *f)
 }
 
 /* The later fragment, run after its first: err 0, then on the first's flow */
-static void frag_join_check(void)
+static void frag_join_check(const struct runner *r)
 {
+	struct sj_flow_key want = rn_key(r, &fr.key);
 	char g[96], w[96];
 	int joined = res.nflows == 1 && !res.d.frag_unmatched &&
 		     res.d.kind[SJ_PKT_FRAGMENT] == 1 && res.flow.packets == 2;
@@ -618,8 +630,8 @@ static void frag_join_check(void)
 	if (!joined)
 		return;
 	rn_fmt_key(&res.key, g, sizeof(g));
-	rn_fmt_key(&fr.key, w, sizeof(w));
-	CHECK(!memcmp(&res.key, &fr.key, sizeof(fr.key)), "flow key %s, want %s",
+	rn_fmt_key(&want, w, sizeof(w));
+	CHECK(!memcmp(&res.key, &want, sizeof(want)), "flow key %s, want %s",
 	      g, w);
 }
 
@@ -641,7 +653,7 @@ static void test_frag_join(void)
 			laters[v6](&fr2);
 			rn_run(&runners[i], fr.b, fr.len, &plain, 1, &res);
 			rn_run(&runners[i], fr2.b, fr2.len, &plain, 0, &res);
-			frag_join_check();
+			frag_join_check(&runners[i]);
 			frame_done(&runners[i], name);
 		}
 	group_end();
@@ -784,8 +796,10 @@ int main(void)
 	err = sojourn_bpf__load(q);
 	if (err)
 		rn_load_failed(err, "tc program, queue mode");
-	rn_init(&runners[nrunners++], "tc-queue", q->obj,
+	rn_init(&runners[nrunners], "tc-queue", q->obj,
 		q->progs.sojourn_egress, 0, 0);
+	rn_register(&runners[nrunners++], ATT_TC_QUEUE, SJ_MODE_QUEUE,
+		    SJ_DIR_EGRESS, 1);
 
 	rt = sojourn_bpf__open();
 	if (!rt)
@@ -798,8 +812,10 @@ int main(void)
 	} else if ((err = sojourn_bpf__load(rt))) {
 		rn_load_failed(err, "tc program, rate mode");
 	} else {
-		rn_init(&runners[nrunners++], "tc-rate", rt->obj,
+		rn_init(&runners[nrunners], "tc-rate", rt->obj,
 			rt->progs.sojourn_egress, 0, 1);
+		rn_register(&runners[nrunners++], ATT_TC_RATE, SJ_MODE_RATE,
+			    SJ_DIR_EGRESS, 1);
 	}
 
 	q3 = sojourn_bpf__open();
@@ -812,8 +828,10 @@ int main(void)
 	} else if ((err = sojourn_bpf__load(q3))) {
 		rn_load_failed(err, "tc program, L3 link");
 	} else {
-		rn_init(&l3runners[nl3runners++], "tc-queue-l3", q3->obj,
+		rn_init(&l3runners[nl3runners], "tc-queue-l3", q3->obj,
 			q3->progs.sojourn_egress, 0, 0);
+		rn_register(&l3runners[nl3runners++], ATT_TC_L3, SJ_MODE_QUEUE,
+			    SJ_DIR_EGRESS, 1);
 	}
 
 #ifdef HAVE_XDP
@@ -823,23 +841,33 @@ int main(void)
 		rn_load_failed(-errno, "XDP object");
 	err = rn_set_rodata_u32(x3->obj, "cfg_link_layer", SJ_LINK_L3);
 	CHECK(!err, "the XDP program has no cfg_link_layer");
+	/* XDP is an ingress hook: loaded for it, as the loader does */
+	if (!err)
+		err = rn_set_rodata_u32(x3->obj, "cfg_direction", SJ_DIR_INGRESS);
+	CHECK(!err, "the XDP program has no cfg_direction");
 	if (err) {
 		;
 	} else if ((err = sojourn_xdp__load(x3))) {
 		rn_load_failed(err, "XDP program, L3 link");
 	} else {
-		rn_init(&l3runners[nl3runners++], "xdp-l3", x3->obj,
+		rn_init(&l3runners[nl3runners], "xdp-l3", x3->obj,
 			x3->progs.sojourn_xdp, 1, 1);
+		rn_register(&l3runners[nl3runners++], ATT_XDP_L3, SJ_MODE_RATE,
+			    SJ_DIR_INGRESS, 1);
 	}
 
 	struct sojourn_xdp *x = sojourn_xdp__open();
 
 	if (!x)
 		rn_load_failed(-errno, "XDP object");
+	err = rn_set_rodata_u32(x->obj, "cfg_direction", SJ_DIR_INGRESS);
+	CHECK(!err, "the XDP program has no cfg_direction");
 	err = sojourn_xdp__load(x);
 	if (err)
 		rn_load_failed(err, "XDP program");
-	rn_init(&runners[nrunners++], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
+	rn_init(&runners[nrunners], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
+	rn_register(&runners[nrunners++], ATT_XDP, SJ_MODE_RATE, SJ_DIR_INGRESS,
+		    1);
 #else
 	printf("NOTE no XDP program built: tc only\n");
 #endif

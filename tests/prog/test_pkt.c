@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -43,6 +44,10 @@
 #define ECT0	2
 #define ECT1	1
 
+/* The test attachment's id (runner.h: rn_register): not 0 and not the
+ * ifindex, so a program that keys by either shows */
+#define ATT_ID	5
+
 /* ------------------------------------------------------------------ */
 /* Frames: tests/prog/corpus.h builds them                              */
 
@@ -66,7 +71,8 @@ static void tcp6(struct frame *f, __u8 tclass, __u16 sport)
 static struct sj_flow_key key4(__u8 proto, __u16 sport, __u16 dport)
 {
 	struct sj_flow_key k = { .proto = proto, .family = 4,
-				 .sport = htons(sport), .dport = htons(dport) };
+				 .sport = htons(sport), .dport = htons(dport),
+				 .att = ATT_ID };
 
 	fr_addr(AF_INET, FR_SRC4, &k.saddr[0]);
 	fr_addr(AF_INET, FR_DST4, &k.daddr[0]);
@@ -76,7 +82,8 @@ static struct sj_flow_key key4(__u8 proto, __u16 sport, __u16 dport)
 static struct sj_flow_key key6(__u8 proto, __u16 sport, __u16 dport)
 {
 	struct sj_flow_key k = { .proto = proto, .family = 6,
-				 .sport = htons(sport), .dport = htons(dport) };
+				 .sport = htons(sport), .dport = htons(dport),
+				 .att = ATT_ID };
 
 	fr_addr(AF_INET6, FR_SRC6, k.saddr);
 	fr_addr(AF_INET6, FR_DST6, k.daddr);
@@ -92,11 +99,14 @@ static struct {
 	__u64 queue_flags;	/* BPF_F_LOCK if the map takes it */
 } env;
 
-/* Runs the cases after it on skel's tc program and maps */
-static void use(struct sojourn_bpf *skel)
+/* Runs the cases after it on skel's tc program and maps, loaded for
+ * `mode`, with the test attachment registered there */
+static void use(struct sojourn_bpf *skel, __u32 mode)
 {
-	free(env.rn.percpu);
+	if (env.rn.name)
+		rn_fini(&env.rn);
 	rn_init(&env.rn, "tc", skel->obj, skel->progs.sojourn_egress, 0, 0);
+	rn_register(&env.rn, ATT_ID, mode, SJ_DIR_EGRESS, 1);
 }
 
 struct setup {
@@ -119,6 +129,11 @@ struct setup {
 	/* keep the flows and the fragments' memory of the run before (a
 	 * seeded flow is then written over its old self) */
 	int keep;
+	/* new flows the attachment may add in a window (0: no cap) */
+	__u32 flows_cap;
+	/* leave the settings and queue 0 as the run before left them (the
+	 * flow window's count with them) */
+	int keep_settings;
 };
 
 /* The context and test_run flags the check_* helpers run with: a GSO
@@ -165,14 +180,17 @@ static void prepare(const struct setup *s)
 		.ce_threshold_ns = CODEL_TO_NS(s->ce_threshold),
 		.sparse_priority = s->sparse_priority,
 		.quantum = 1514,
+		.flows_cap = s->flows_cap,
 	};
 	struct sj_queue q = { .vars = { .ldelay = s->ldelay } };
-	__u32 zero = 0;
+	int err;
 
-	if (bpf_map_update_elem(env.rn.settings, &zero, &set, env.queue_flags))
-		die("write settings", errno);
-	if (bpf_map_update_elem(env.rn.queues, &zero, &q, env.queue_flags))
-		die("write queues[0]", errno);
+	if (!s->keep_settings &&
+	    (err = rn_settings_write(&env.rn, &set, env.queue_flags)))
+		die("write settings", err);
+	if (!s->keep_settings &&
+	    (err = rn_queue_write(&env.rn, 0, &q, env.queue_flags)))
+		die("write queues[0]", err);
 	if (!s->keep) {
 		rn_flows_clear(&env.rn);
 		rn_frags_clear(&env.rn);
@@ -200,7 +218,7 @@ static void run(const struct frame *f, const struct setup *s,
 			    .flags = check_flags };
 	struct sj_stats before, after;
 	struct sj_flow_key k, *prev = NULL;
-	__u32 zero = 0;
+	int err;
 
 	memset(r, 0, sizeof(*r));
 	if (s->ctx) {
@@ -223,8 +241,8 @@ static void run(const struct frame *f, const struct setup *s,
 	for (size_t i = 0; i < NSTAT; i++)
 		((__u64 *)&r->d)[i] = ((__u64 *)&after)[i] -
 				      ((__u64 *)&before)[i];
-	if (bpf_map_lookup_elem_flags(env.rn.queues, &zero, &r->q, env.queue_flags))
-		die("read queues[0]", errno);
+	if ((err = rn_queue_read(&env.rn, 0, &r->q, env.queue_flags)))
+		die("read queues[0]", err);
 	while (bpf_map_get_next_key(env.rn.flows, prev, &k) == 0) {
 		r->key = k;
 		prev = &r->key;
@@ -305,8 +323,8 @@ static void fmt_key(const struct sj_flow_key *k, char *buf, size_t n)
 
 	inet_ntop(af, k->saddr, s, sizeof(s));
 	inet_ntop(af, k->daddr, d, sizeof(d));
-	snprintf(buf, n, "{fam %u proto %u %s:%u > %s:%u pad %u}", k->family,
-		 k->proto, s, ntohs(k->sport), d, ntohs(k->dport), k->pad);
+	snprintf(buf, n, "{fam %u proto %u %s:%u > %s:%u att %u}", k->family,
+		 k->proto, s, ntohs(k->sport), d, ntohs(k->dport), k->att);
 }
 
 /* Exactly one flow, with this key, one packet of f, and these marks */
@@ -348,6 +366,7 @@ static void check_flow(const struct result *r, const struct sj_flow_key *key,
 static const struct sj_flow_key bystander = {
 	.saddr = { 0x010212c6 }, .daddr = { 0x010012c6 },
 	.sport = 0xe79f, .dport = 0x5000, .proto = 6, .family = 4,
+	.att = ATT_ID,
 };
 
 /* whether the flow's signal still waits after the run */
@@ -1143,6 +1162,7 @@ static struct sj_flow_key key_src(const struct sj_flow_key *k, const char *src)
 {
 	struct sj_flow_key w = *k;
 
+	w.att = ATT_ID;
 	memset(w.saddr, 0, sizeof(w.saddr));
 	fr_addr(w.family == 6 ? AF_INET6 : AF_INET, src, w.saddr);
 	return w;
@@ -1189,7 +1209,7 @@ static void test_l3(void)
 	err = sojourn_bpf__load(l3_skel);
 	if (err)
 		die("load the L3 instance", err);
-	use(l3_skel);
+	use(l3_skel, SJ_MODE_QUEUE);
 
 	/* IPv4 TCP, ECT(0), a signal pending: CE in the tos at offset 1,
 	 * checksum valid, the 8.0.x.x source untouched */
@@ -1244,7 +1264,7 @@ static void test_l3(void)
 
 	/* the same 8.0.69.1 frame behind Ethernet on an Ethernet instance
 	 * still parses at 14 (the L3 instance is not the default) */
-	use(env.skel);
+	use(env.skel, SJ_MODE_QUEUE);
 	fr_eth(&w, ETH_P_IP);
 	fr_ip4(&w, ECT0, IPPROTO_TCP, 5, 0);
 	fr_tcp(&w, L3_SPORT4, 80);
@@ -1576,12 +1596,10 @@ static void test_csum_complete(void)
 static void probe_lock_flags(void)
 {
 	struct sj_queue q = { 0 };
-	__u32 zero = 0;
 	int with_lock, plain;
 
-	with_lock = bpf_map_update_elem(env.rn.queues, &zero, &q, BPF_F_LOCK)
-		    ? -errno : 0;
-	plain = bpf_map_update_elem(env.rn.queues, &zero, &q, 0) ? -errno : 0;
+	with_lock = rn_queue_write(&env.rn, 0, &q, BPF_F_LOCK);
+	plain = rn_queue_write(&env.rn, 0, &q, 0);
 	printf("NOTE map update of a value with bpf_spin_lock: BPF_F_LOCK %s, "
 	       "flags 0 %s\n", with_lock ? strerror(-with_lock) : "works",
 	       plain ? strerror(-plain) : "works");
@@ -1901,7 +1919,7 @@ static void test_observe(void)
 	if (sojourn_bpf__load(obs))
 		die("load the observe object", errno);
 	env.skel = obs;
-	use(obs);
+	use(obs, SJ_MODE_OBSERVE);
 
 	tcp4(&f, ECT0, 40080);
 	want = want_delta(&f, SJ_PKT_TCP, 1);
@@ -1923,7 +1941,7 @@ static void test_observe(void)
 
 	sojourn_bpf__destroy(obs);
 	env.skel = saved;
-	use(saved);
+	use(saved, SJ_MODE_QUEUE);
 }
 
 /*
@@ -1981,6 +1999,215 @@ static void test_steer(void)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* The host's programs and the attachments they serve                   */
+
+/*
+ * One program serves every attachment of the host and acts only for the
+ * one the packet's device and direction name (the `attachments` map).  A
+ * packet where there is none is passed as it came and counted nowhere:
+ * not even the pending signal of its own flow in the attachment there is
+ * is spent on it, no flow is made, no enqueue time written.
+ */
+static void check_no_att(const char *name, const struct frame *f,
+			 const struct sj_flow_key *key, __u32 ifindex)
+{
+	struct __sk_buff ctx = { .ifindex = ifindex };
+	struct setup s = DEFAULT_SETUP;
+	struct result r;
+
+	s.flow = key;
+	s.pending = 1;
+	s.ctx = &ctx;
+	run(f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		check_unchanged(f, &r);
+		for (size_t i = 0; i < NSTAT; i++) {
+			const struct sj_stat_name *c = &sj_stat_names[i];
+			__u64 got = sj_stat(&r.d, c->off);
+
+			CHECK(!got, "stats.%s %+lld in the attachment, want 0",
+			      c->name, (long long)got);
+		}
+		CHECK(r.nflows == 1 && !memcmp(&r.key, key, sizeof(*key)) &&
+		      r.flow.packets == 0,
+		      "%d flows, the seeded one with %llu packets; want it "
+		      "alone and untouched", r.nflows,
+		      (unsigned long long)r.flow.packets);
+		check_pending(&r, 1);
+		CHECK(cb_stamp(&r.ctx) == 0, "an enqueue time was written");
+	}
+	check_case(name);
+}
+
+/* Another device of this network namespace than test_run's own (its
+ * loopback), or 0 */
+static __u32 other_ifindex(void)
+{
+	struct if_nameindex *all = if_nameindex(), *i;
+	__u32 found = 0;
+
+	for (i = all; i && i->if_index && !found; i++)
+		if (i->if_index != RN_IFINDEX)
+			found = i->if_index;
+	if (all)
+		if_freenameindex(all);
+	return found;
+}
+
+static void test_no_attachment(void)
+{
+	struct sj_flow_key key = key4(IPPROTO_TCP, 40600, 80);
+	__u32 other = other_ifindex();
+	struct frame f;
+	int err;
+
+	/* ECT(0) with a signal waiting: the attachment would mark it */
+	tcp4(&f, ECT0, 40600);
+
+	/* the attachment is on another device: none on test_run's */
+	err = rn_rekey(&env.rn, RN_IFINDEX + 1000, SJ_DIR_EGRESS);
+	if (err)
+		die("move the attachment to another device", err);
+	check_no_att("no_attachment_on_the_device_passed_uncounted", &f, &key, 0);
+
+	/* on this device, for the other direction than the program's */
+	err = rn_rekey(&env.rn, RN_IFINDEX, SJ_DIR_INGRESS);
+	if (err)
+		die("move the attachment to ingress", err);
+	check_no_att("no_attachment_in_the_direction_passed_uncounted", &f,
+		     &key, 0);
+
+	err = rn_rekey(&env.rn, RN_IFINDEX, SJ_DIR_EGRESS);
+	if (err)
+		die("move the attachment back", err);
+
+	/* the attachment where it belongs, the packet on another device of
+	 * this namespace (test_run's __sk_buff.ifindex) */
+	if (!other) {
+		printf("NOTE no_attachment_on_another_device: no device here "
+		       "but loopback; the cases above stand in for it\n");
+	} else {
+		struct __sk_buff ctx = { .ifindex = other };
+		struct sj_run o = { .ctx = &ctx, .ctx_size = sizeof(ctx) };
+		struct frame a;
+
+		kb_arp(&a, NULL);
+		if (sj_test_run(env.rn.prog, a.b, a.len, &o))
+			printf("NOTE no_attachment_on_another_device: test_run "
+			       "refuses __sk_buff.ifindex %u (%s); the cases "
+			       "above stand in for it\n", other,
+			       strerror(-o.err));
+		else
+			check_no_att("no_attachment_on_another_device_passed_"
+				     "uncounted", &f, &key, other);
+	}
+
+	/* and found again, it acts: the signal is carried out */
+	check_ce4("attachment_back_marks", &f, &key);
+}
+
+/*
+ * settings.flows_cap: the most flows one attachment adds to the host's
+ * table in a window (SJ_FLOW_WINDOW_NS).  Past it, a new flow's packet is
+ * counted in flows_capped and handled as one of no flow: passed (a signal
+ * needs a flow); a known flow's packets are not capped; a new window
+ * lets new flows in again.
+ */
+#define CAP_N		4
+#define CAP_FLOWS	10
+#define CAP_SPORT	41000
+
+static void test_flow_cap(void)
+{
+	struct setup s = DEFAULT_SETUP;
+	struct sj_stats sum = { 0 };
+	struct sj_settings set;
+	struct sj_flow_key key;
+	struct sj_flow fl;
+	struct frame f;
+	struct result r;
+	int passed = 0, unchanged = 0, found = 0, at, err;
+
+	/* CAP_FLOWS new flows in a window that allows CAP_N: the settings
+	 * written once, the window's count left to the program */
+	s.flows_cap = CAP_N;
+	for (int i = 0; i < CAP_FLOWS; i++) {
+		tcp4(&f, ECT0, CAP_SPORT + i);
+		run(&f, &s, &r);
+		passed += !r.err && r.retval == SJ_ACT_NEXT;
+		unchanged += r.out_len == f.len && !memcmp(r.out, f.b, f.len);
+		for (size_t k = 0; k < NSTAT; k++)
+			((__u64 *)&sum)[k] += ((__u64 *)&r.d)[k];
+		s.keep = 1;
+		s.keep_settings = 1;
+	}
+	at = rn_flows_of(&env.rn, ATT_ID);
+	for (int i = 0; i < CAP_FLOWS; i++) {
+		key = key4(IPPROTO_TCP, CAP_SPORT + i, 80);
+		found += !bpf_map_lookup_elem(env.rn.flows, &key, &fl);
+	}
+	CHECK(passed == CAP_FLOWS, "%d of %d packets passed", passed,
+	      CAP_FLOWS);
+	CHECK(unchanged == CAP_FLOWS, "%d of %d packets unchanged", unchanged,
+	      CAP_FLOWS);
+	CHECK(sum.packets == CAP_FLOWS && sum.kind[SJ_PKT_TCP] == CAP_FLOWS,
+	      "%llu packets counted, %llu tcp; want %d",
+	      (unsigned long long)sum.packets,
+	      (unsigned long long)sum.kind[SJ_PKT_TCP], CAP_FLOWS);
+	CHECK(sum.flows_capped > 0, "flows_capped %+lld, want > 0",
+	      (long long)sum.flows_capped);
+	CHECK(sum.flows_created + sum.flows_capped == CAP_FLOWS,
+	      "flows_created %+lld and flows_capped %+lld, want %d in all",
+	      (long long)sum.flows_created, (long long)sum.flows_capped,
+	      CAP_FLOWS);
+	CHECK(at <= CAP_N, "%d flows of attachment %u in the table, want at "
+	      "most %d", at, ATT_ID, CAP_N);
+	CHECK(found == at && (__u64)at == sum.flows_created,
+	      "%d of the flows found, %d of the attachment's, %llu created",
+	      found, at, (unsigned long long)sum.flows_created);
+	CHECK(!sum.ecn_mark && !sum.drops && !sum.ce_mark,
+	      "a new flow's packet was marked or dropped");
+	check_case("flow_cap_bounds_new_flows_per_window");
+
+	/* a flow the table has goes on being counted on its flow */
+	tcp4(&f, ECT0, CAP_SPORT);
+	key = key4(IPPROTO_TCP, CAP_SPORT, 80);
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		check_unchanged(&f, &r);
+		CHECK(!r.d.flows_capped && !r.d.flows_created,
+		      "flows_capped %+lld, flows_created %+lld; want 0, 0",
+		      (long long)r.d.flows_capped, (long long)r.d.flows_created);
+		CHECK(!bpf_map_lookup_elem(env.rn.flows, &key, &fl) &&
+		      fl.packets == 2, "the known flow did not count it");
+	}
+	check_case("flow_cap_spares_known_flows");
+
+	/* the window over: a new flow gets its entry again */
+	err = rn_settings_read(&env.rn, &set, env.queue_flags);
+	if (err)
+		die("read settings", err);
+	CHECK(set.flows_cap == CAP_N && set.flows_window_count > CAP_N,
+	      "window: cap %u, count %u; want %d, more than it", set.flows_cap,
+	      set.flows_window_count, CAP_N);
+	set.flows_window_at = rn_mono_ns() - 2 * SJ_FLOW_WINDOW_NS;
+	err = rn_settings_write(&env.rn, &set, env.queue_flags);
+	if (err)
+		die("write settings", err);
+	tcp4(&f, ECT0, CAP_SPORT + CAP_FLOWS - 1);
+	key = key4(IPPROTO_TCP, CAP_SPORT + CAP_FLOWS - 1, 80);
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT)) {
+		CHECK(r.d.flows_created == 1 && !r.d.flows_capped,
+		      "flows_created %+lld, flows_capped %+lld; want +1, 0",
+		      (long long)r.d.flows_created, (long long)r.d.flows_capped);
+		CHECK(!bpf_map_lookup_elem(env.rn.flows, &key, &fl) &&
+		      fl.packets == 1, "no flow for the new window's packet");
+	}
+	check_case("flow_cap_new_window_admits");
+}
+
 int main(void)
 {
 	int err;
@@ -2008,7 +2235,7 @@ int main(void)
 		sojourn_bpf__destroy(env.skel);
 		return 1;
 	}
-	use(env.skel);
+	use(env.skel, SJ_MODE_QUEUE);
 	probe_lock_flags();
 
 	test_parse();
@@ -2028,7 +2255,10 @@ int main(void)
 	test_csum_complete();
 	test_l3();
 	test_steer();
+	test_no_attachment();
+	test_flow_cap();
 
+	rn_fini(&env.rn);
 	sojourn_bpf__destroy(env.skel);
 	return check_exit("test_pkt");
 }

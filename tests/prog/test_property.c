@@ -28,6 +28,11 @@
 
 #define MAX_SHOWN 5
 
+/* The test attachments' ids (runner.h: rn_register), one a program */
+#define ATT_TC_QUEUE	2
+#define ATT_TC_RATE	3
+#define ATT_XDP		8
+
 static __u64 rng_state;
 
 /* splitmix64: small, seedable, good enough to pick mutations */
@@ -192,9 +197,12 @@ static void compare(struct runner *r, const __u8 *d, __u32 len, int kind,
 		      (unsigned long long)res.d.flows_created, flow);
 	}
 	if (ok && flow) {
+		/* the parser's key, in the runner's attachment */
+		struct sj_flow_key want = rn_key(r, &pkt->key);
+
 		rn_fmt_key(&res.key, g, sizeof(g));
-		rn_fmt_key(&pkt->key, w, sizeof(w));
-		CHECK(!memcmp(&res.key, &pkt->key, sizeof(pkt->key)),
+		rn_fmt_key(&want, w, sizeof(w));
+		CHECK(!memcmp(&res.key, &want, sizeof(want)),
 		      "flow key %s, parser: %s", g, w);
 	}
 	frame_done(r->name, d, len, n);
@@ -230,20 +238,29 @@ int main(void)
 	q = sojourn_bpf__open();
 	if (!q || (err = sojourn_bpf__load(q)))
 		rn_load_failed(q ? err : -errno, "tc program");
-	rn_init(&runners[nrunners++], "tc-queue", q->obj, q->progs.sojourn_egress, 0, 0);
+	rn_init(&runners[nrunners], "tc-queue", q->obj, q->progs.sojourn_egress, 0, 0);
+	rn_register(&runners[nrunners++], ATT_TC_QUEUE, SJ_MODE_QUEUE,
+		    SJ_DIR_EGRESS, 1);
 	rt = sojourn_bpf__open();
 	if (rt && !rn_set_rodata_u32(rt->obj, "cfg_mode", SJ_MODE_RATE)) {
 		if ((err = sojourn_bpf__load(rt)))
 			rn_load_failed(err, "tc program, rate mode");
-		rn_init(&runners[nrunners++], "tc-rate", rt->obj,
+		rn_init(&runners[nrunners], "tc-rate", rt->obj,
 			rt->progs.sojourn_egress, 0, 1);
+		rn_register(&runners[nrunners++], ATT_TC_RATE, SJ_MODE_RATE,
+			    SJ_DIR_EGRESS, 1);
 	}
 #ifdef HAVE_XDP
 	struct sojourn_xdp *x = sojourn_xdp__open();
 
+	/* XDP is an ingress hook: loaded for it, as the loader does */
+	if (x && rn_set_rodata_u32(x->obj, "cfg_direction", SJ_DIR_INGRESS))
+		rn_load_failed(-ENOENT, "XDP program: no cfg_direction");
 	if (!x || (err = sojourn_xdp__load(x)))
 		rn_load_failed(x ? err : -errno, "XDP program");
-	rn_init(&runners[nrunners++], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
+	rn_init(&runners[nrunners], "xdp", x->obj, x->progs.sojourn_xdp, 1, 1);
+	rn_register(&runners[nrunners++], ATT_XDP, SJ_MODE_RATE, SJ_DIR_INGRESS,
+		    1);
 #endif
 	for (int i = 0; i < nrunners; i++)
 		rn_prepare(&runners[i], &(struct rn_setup){ .ecn = 1 });

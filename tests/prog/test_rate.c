@@ -38,8 +38,11 @@
 #define CE		3
 
 #include "../lib/check.h"
-#include "corpus.h"
-#include "testrun.h"
+#include "runner.h"
+
+/* The test attachments' ids (runner.h: rn_register) */
+#define ATT_TC	7
+#define ATT_XDP	9
 
 /* Ethernet + IPv4 or IPv6 + TCP with the given ECN bits, 200 bytes;
  * family 0: an ARP frame of as many, nothing we parse */
@@ -65,11 +68,36 @@ static __u8 ecn_of(const __u8 *b, int family)
 	return family == 4 ? b[14 + 1] & 3 : (b[14 + 1] >> 4) & 3;
 }
 
+/* A program, its maps and its test attachment (runner.h) */
 struct prog {
 	const char *name;
-	int prog_fd, settings_fd, stats_fd, queues_fd;
+	int prog_fd;
 	int xdp;
+	struct runner rn;
 };
+
+static void write_att(const struct prog *p, const struct sj_settings *s,
+		      const struct sj_queue *q)
+{
+	int err = rn_settings_write(&p->rn, s, 0);
+
+	if (!err)
+		err = rn_queue_write(&p->rn, 0, q, 0);
+	if (err) {
+		printf("FAIL setup: %s: settings: %s\n", p->name, strerror(-err));
+		exit(1);
+	}
+}
+
+static void read_queue(const struct prog *p, struct sj_queue *q)
+{
+	int err = rn_queue_read(&p->rn, 0, q, 0);
+
+	if (err) {
+		printf("FAIL setup: %s: queues: %s\n", p->name, strerror(-err));
+		exit(1);
+	}
+}
 
 static void settings(const struct prog *p, __u64 rate, __u64 horizon_ns,
 		     int ecn, int pace)
@@ -83,28 +111,16 @@ static void settings(const struct prog *p, __u64 rate, __u64 horizon_ns,
 		.pace = pace,
 	};
 	struct sj_queue q = {};
-	__u32 zero = 0;
 
-	if (bpf_map_update_elem(p->settings_fd, &zero, &s, 0) ||
-	    bpf_map_update_elem(p->queues_fd, &zero, &q, 0)) {
-		perror("settings");
-		exit(1);
-	}
+	write_att(p, &s, &q);
 }
 
+/* The attachment's counters, summed over the CPUs */
 static struct sj_stats stats(const struct prog *p)
 {
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct sj_stats *per = calloc(ncpu, sizeof(*per)), sum = {};
-	__u32 zero = 0;
-	size_t k;
+	struct sj_stats sum;
 
-	if (!per || bpf_map_lookup_elem(p->stats_fd, &zero, per))
-		exit(1);
-	for (i = 0; i < ncpu; i++)
-		for (k = 0; k < sizeof(sum) / 8; k++)
-			((__u64 *)&sum)[k] += ((__u64 *)&per[i])[k];
-	free(per);
+	rn_stats(&p->rn, &sum);
 	return sum;
 }
 
@@ -283,7 +299,6 @@ static void test_exempt_flood(const struct prog *p)
 	struct frame arp, tcp;
 	struct sj_queue q;
 	struct out o;
-	__u32 zero = 0;
 	__u64 t0, ahead;
 
 	settings(p, 2000000, 20ULL * 1000 * 1000, 1, 0);
@@ -293,10 +308,7 @@ static void test_exempt_flood(const struct prog *p)
 	run(p, &arp, 20000);
 	t0 = mono_ns();
 	after = stats(p);
-	if (bpf_map_lookup_elem(p->queues_fd, &zero, &q)) {
-		perror("queues");
-		exit(1);
-	}
+	read_queue(p, &q);
 	ahead = q.departure_ns > t0 ? q.departure_ns - t0 : 0;
 	CHECK(ahead <= 500 + 100000,
 	      "%s: 2 s of unparsed frames put the clock %llu us ahead (target 1 us)",
@@ -357,7 +369,6 @@ static __u64 clock_step(const struct prog *p, const struct sj_wire *w,
 	};
 	struct sj_run r = { .out = out.b, .out_size = sizeof(out.b) };
 	struct sj_queue q = {};
-	__u32 zero = 0;
 	__u64 before;
 
 	fr_eth(&f, family == 4 ? ETH_P_IP : ETH_P_IPV6);
@@ -374,21 +385,14 @@ static __u64 clock_step(const struct prog *p, const struct sj_wire *w,
 	}
 	/* one second ahead: the packet starts when the clock says */
 	q.departure_ns = before = mono_ns() + 1000000000ULL;
-	if (bpf_map_update_elem(p->settings_fd, &zero, &s, 0) ||
-	    bpf_map_update_elem(p->queues_fd, &zero, &q, 0)) {
-		perror("settings");
-		exit(1);
-	}
+	write_att(p, &s, &q);
 	if (sj_test_run(p->prog_fd, f.b, f.len, &r)) {
 		printf("FAIL setup: test_run (gso): %s\n", strerror(-r.err));
 		exit(1);
 	}
 	CHECK(passed(p, r.retval), "%s: clock_step packet not passed (%d)",
 	      p->name, r.retval);
-	if (bpf_map_lookup_elem(p->queues_fd, &zero, &q)) {
-		perror("queues");
-		exit(1);
-	}
+	read_queue(p, &q);
 	return q.departure_ns - before;
 }
 
@@ -432,7 +436,7 @@ int main(void)
 {
 	struct sojourn_bpf *tc;
 	struct sojourn_xdp *xdp;
-	struct prog ptc, pxdp;
+	static struct prog ptc, pxdp;
 
 	if (geteuid() != 0) {
 		printf("SKIP test_rate needs root for BPF_PROG_TEST_RUN\n");
@@ -444,16 +448,21 @@ int main(void)
 		return 1;
 	tc->rodata->cfg_mode = SJ_MODE_RATE;
 	bpf_program__set_autoload(tc->progs.sojourn_dequeue, false);
+	/* XDP is an ingress hook: loaded for it, as the loader does */
+	xdp->rodata->cfg_direction = SJ_DIR_INGRESS;
 	if (sojourn_bpf__load(tc) || sojourn_xdp__load(xdp)) {
 		printf("FAIL test_rate: cannot load the programs\n");
 		return 1;
 	}
-	ptc = (struct prog){ "tc", bpf_program__fd(tc->progs.sojourn_egress),
-			     bpf_map__fd(tc->maps.settings), bpf_map__fd(tc->maps.stats),
-			     bpf_map__fd(tc->maps.queues), 0 };
-	pxdp = (struct prog){ "xdp", bpf_program__fd(xdp->progs.sojourn_xdp),
-			      bpf_map__fd(xdp->maps.settings), bpf_map__fd(xdp->maps.stats),
-			      bpf_map__fd(xdp->maps.queues), 1 };
+	ptc.name = "tc";
+	ptc.prog_fd = bpf_program__fd(tc->progs.sojourn_egress);
+	rn_init(&ptc.rn, "tc", tc->obj, tc->progs.sojourn_egress, 0, 1);
+	rn_register(&ptc.rn, ATT_TC, SJ_MODE_RATE, SJ_DIR_EGRESS, 1);
+	pxdp.name = "xdp";
+	pxdp.prog_fd = bpf_program__fd(xdp->progs.sojourn_xdp);
+	pxdp.xdp = 1;
+	rn_init(&pxdp.rn, "xdp", xdp->obj, xdp->progs.sojourn_xdp, 1, 1);
+	rn_register(&pxdp.rn, ATT_XDP, SJ_MODE_RATE, SJ_DIR_INGRESS, 1);
 
 	test_mark(&ptc, 4);
 	test_mark(&ptc, 6);
@@ -487,6 +496,8 @@ int main(void)
 	test_wire_clock(&pxdp);
 	check_case("wire clock");
 
+	rn_fini(&ptc.rn);
+	rn_fini(&pxdp.rn);
 	sojourn_bpf__destroy(tc);
 	sojourn_xdp__destroy(xdp);
 	return check_exit("test_rate");

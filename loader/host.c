@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The host's one object (bpf/maps.bpf.h).  Its maps and programs are
+ * pinned in SJ_HOST_DIR, made by the first attach and removed with the
+ * last attachment; every attachment links a program loaded once to its
+ * device and keeps its state in the shared maps under an id:
+ *   - the maps are made once, by a load of the object with no program;
+ *   - a program is loaded once per hook, mode, direction, link layer and
+ *     network namespace (its load-time constants), pinned by that name, and
+ *     every later load of the object reuses the pinned maps;
+ *   - the dequeue tracepoint has one program and one link for the host.
+ * Callers hold sj_pins_lock().
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "host.h"
+#include "obs.h"
+#include "sojourn.skel.h"
+
+/* bpf_object__for_each_map over an object whose every pinned map is
+ * reused: the host's maps, or none when there is no host yet */
+static int reuse_maps(struct bpf_object *obj, char *why, size_t len)
+{
+	char path[SJ_PATH_MAX];
+	struct bpf_map *map;
+	int fd, err;
+
+	bpf_object__for_each_map(map, obj) {
+		struct bpf_map_info info = {};
+		__u32 info_len = sizeof(info);
+
+		if (bpf_map__is_internal(map))
+			continue;	/* .rodata: each load's own */
+		if (sj_pin_path(path, SJ_HOST_DIR, bpf_map__name(map)))
+			return -ENAMETOOLONG;
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return -errno;
+		/* a host another version of sojourn made: never half-used */
+		if (bpf_obj_get_info_by_fd(fd, &info, &info_len) ||
+		    info.type != bpf_map__type(map) ||
+		    info.key_size != bpf_map__key_size(map) ||
+		    info.value_size != bpf_map__value_size(map)) {
+			snprintf(why, len, "%s", bpf_map__name(map));
+			close(fd);
+			return -EPROTO;
+		}
+		err = bpf_map__reuse_fd(map, fd);
+		close(fd);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int host_refused(const char *why)
+{
+	return sj_err("%s holds another version's map %s: detach what that version attached (sojourn detach, or remove %s once nothing is attached) first",
+		      SJ_HOST_DIR, why, SJ_HOST_DIR);
+}
+
+/* The host's maps: made and pinned on first use, in a tmp- folder renamed
+ * into place, so that a .host folder is always whole. */
+static int host_create(void)
+{
+	char tmp[SJ_PATH_MAX], path[SJ_PATH_MAX];
+	struct sojourn_bpf *skel;
+	struct bpf_map *map;
+	struct stat st;
+	int err;
+
+	if (stat(SJ_HOST_DIR, &st) == 0)
+		return 0;
+	skel = sojourn_bpf__open();
+	if (!skel)
+		return sj_err("cannot open BPF object: %s", strerror(errno));
+	bpf_program__set_autoload(skel->progs.sojourn_egress, false);
+	bpf_program__set_autoload(skel->progs.sojourn_dequeue, false);
+	err = sojourn_bpf__load(skel);
+	if (err) {
+		sojourn_bpf__destroy(skel);
+		return sj_err("cannot create the host's BPF maps: %s", strerror(-err));
+	}
+	snprintf(tmp, sizeof(tmp), "%s/tmp-%d-host", SJ_PIN_ROOT, getpid());
+	if (mkdir(tmp, 0700)) {
+		err = sj_err("cannot create %s: %s", tmp, strerror(errno));
+		sojourn_bpf__destroy(skel);
+		return err;
+	}
+	bpf_object__for_each_map(map, skel->obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		if (sj_pin_path(path, tmp, bpf_map__name(map)) ||
+		    bpf_obj_pin(bpf_map__fd(map), path)) {
+			err = sj_err("cannot pin %s: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	if (rename(tmp, SJ_HOST_DIR))
+		err = sj_err("cannot move %s into place: %s", tmp, strerror(errno));
+out:
+	if (err)
+		sj_pins_remove_dir(tmp);
+	sojourn_bpf__destroy(skel);
+	return err;
+}
+
+int sj_host_reuse(struct bpf_object *obj)
+{
+	char why[64] = "";
+	int err = host_create();
+
+	if (err)
+		return err;
+	err = reuse_maps(obj, why, sizeof(why));
+	if (err == -EPROTO)
+		return host_refused(why);
+	if (err)
+		return sj_err("cannot reuse the host's maps in %s: %s", SJ_HOST_DIR,
+			      strerror(-err));
+	return 0;
+}
+
+/* A pinned program of the host, or load it: want's constants, and only
+ * the program named */
+static int host_prog(const char *pin, const struct sj_prog_want *w,
+		     bool dequeue)
+{
+	char path[SJ_PATH_MAX];
+	struct sojourn_bpf *skel;
+	int fd, err;
+
+	if (sj_pin_path(path, SJ_HOST_DIR, pin))
+		return -1;
+	fd = bpf_obj_get(path);
+	if (fd >= 0)
+		return fd;
+	skel = sojourn_bpf__open();
+	if (!skel)
+		return sj_err("cannot open BPF object: %s", strerror(errno));
+	skel->rodata->cfg_netns_cookie = w->netns_cookie;
+	skel->rodata->cfg_link_layer = w->link_layer;
+	skel->rodata->cfg_mode = w->mode;
+	skel->rodata->cfg_direction = w->dir;
+	bpf_program__set_autoload(skel->progs.sojourn_egress, !dequeue);
+	bpf_program__set_autoload(skel->progs.sojourn_dequeue, dequeue);
+	if (sj_host_reuse(skel->obj)) {
+		sojourn_bpf__destroy(skel);
+		return -1;
+	}
+	err = sojourn_bpf__load(skel);
+	if (err) {
+		sojourn_bpf__destroy(skel);
+		return sj_err("cannot load BPF programs: %s (see libbpf messages above)",
+			      strerror(-err));
+	}
+	fd = dup(bpf_program__fd(dequeue ? skel->progs.sojourn_dequeue :
+				  skel->progs.sojourn_egress));
+	if (fd < 0 || bpf_obj_pin(fd, path)) {
+		err = sj_err("cannot pin %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = err;
+	}
+	sojourn_bpf__destroy(skel);
+	return fd;
+}
+
+int sj_host_prog(const struct sj_prog_want *w)
+{
+	char pin[96];
+
+	snprintf(pin, sizeof(pin), "prog-%s-%s-%u-%llx", sj_mode_name(w->mode),
+		 sj_dir_name(w->dir), w->link_layer,
+		 (unsigned long long)w->netns_cookie);
+	return host_prog(pin, w, false);
+}
+
+int sj_host_dequeue(void)
+{
+	struct sj_prog_want w = { .mode = SJ_MODE_QUEUE };
+	char path[SJ_PATH_MAX];
+	int prog, link;
+
+	if (sj_pin_path(path, SJ_HOST_DIR, "link_dequeue"))
+		return -1;
+	link = bpf_obj_get(path);
+	if (link >= 0) {
+		close(link);
+		return 0;
+	}
+	prog = host_prog("prog_dequeue", &w, true);
+	if (prog < 0)
+		return -1;
+	/* a tp_btf program's link, by the call every kernel since 5.5 has */
+	link = bpf_raw_tracepoint_open(NULL, prog);
+	close(prog);
+	if (link < 0)
+		return sj_err("cannot attach to tracepoint net_dev_start_xmit: %s",
+			      strerror(errno));
+	if (bpf_obj_pin(link, path)) {
+		int err = errno;
+
+		close(link);
+		return sj_err("cannot pin %s: %s", path, strerror(err));
+	}
+	close(link);
+	return 0;
+}
+
+static int host_map(const char *name)
+{
+	char path[SJ_PATH_MAX];
+
+	if (sj_pin_path(path, SJ_HOST_DIR, name))
+		return -1;
+	return bpf_obj_get(path);
+}
+
+int sj_host_maps_open(struct sj_host_maps *m)
+{
+	m->attachments = host_map("attachments");
+	m->settings = host_map("settings");
+	m->queues = host_map("queues");
+	m->stats_of = host_map("stats_of");
+	m->hist_of = host_map("hist_of");
+	m->flows = host_map("flows");
+	if (m->attachments < 0 || m->settings < 0 || m->queues < 0 ||
+	    m->stats_of < 0 || m->hist_of < 0 || m->flows < 0) {
+		int err = -errno;
+
+		sj_host_maps_close(m);
+		return err ? err : -ENOENT;
+	}
+	return 0;
+}
+
+void sj_host_maps_close(struct sj_host_maps *m)
+{
+	int *fds[] = { &m->attachments, &m->settings, &m->queues, &m->stats_of,
+		       &m->hist_of, &m->flows };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* Every flow of attachment id leaves the host's table: the keys read in
+ * batches (one call per 1024 flows, where the kernel has them), then ours
+ * deleted */
+int sj_host_flows_drop(int flows_fd, __u32 id)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	enum { BATCH = 1024 };
+	struct sj_flow_key *keys = calloc(BATCH, sizeof(*keys)), k, next;
+	struct sj_flow *vals = calloc(BATCH, sizeof(*vals));
+	__u32 got, token, i;
+	void *in = NULL, *prev = NULL;
+	int n = 0, err;
+
+	while (keys && vals) {
+		got = BATCH;
+		err = bpf_map_lookup_batch(flows_fd, in, &token, keys, vals, &got, &opts);
+		if (err && errno != ENOENT)
+			break;	/* no batches here: key by key below */
+		for (i = 0; i < got; i++)
+			if (keys[i].att == id && bpf_map_delete_elem(flows_fd, &keys[i]) == 0)
+				n++;
+		if (err) {
+			free(keys);
+			free(vals);
+			return n;
+		}
+		in = &token;
+	}
+	free(keys);
+	free(vals);
+	while (bpf_map_get_next_key(flows_fd, prev, &next) == 0) {
+		k = next;
+		/* a deleted key loses our place: go on from the one before */
+		if (k.att == id && bpf_map_delete_elem(flows_fd, &k) == 0) {
+			n++;
+			continue;
+		}
+		prev = &k;
+	}
+	return n;
+}
+
+/* The attachments' folder names under SJ_PIN_ROOT, finished or being
+ * built or taken down (tmp-PID-<cookie>-<ifindex>-<dir>, by the name
+ * after the PID), sorted: read once per scan, not once per entry */
+struct folder_names {
+	char (*name)[64];
+	size_t n;
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int folders_read(struct folder_names *f)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d = opendir(SJ_PIN_ROOT);
+	const char *nm;
+	int pid, off;
+
+	f->name = NULL;
+	f->n = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		nm = de->d_name;
+		if (sscanf(nm, "tmp-%d-%n", &pid, &off) == 1 && off > 0)
+			nm += off;
+		if (f->n == cap) {
+			void *p = realloc(f->name, (cap = cap ? 2 * cap : 256) * sizeof(*f->name));
+
+			if (!p) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			f->name = p;
+		}
+		snprintf(f->name[f->n++], sizeof(f->name[0]), "%.63s", nm);
+	}
+	closedir(d);
+	qsort(f->name, f->n, sizeof(*f->name), name_cmp);
+	return 0;
+}
+
+static bool att_has_folder(const struct folder_names *f, const struct sj_att_key *k)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%llu-%u-%s",
+		 (unsigned long long)k->netns_cookie, k->ifindex,
+		 sj_dir_name(k->dir));
+	return bsearch(name, f->name, f->n, sizeof(*f->name), name_cmp) != NULL;
+}
+
+static void att_release(const struct sj_host_maps *m, const struct sj_att_key *k,
+			__u32 id)
+{
+	bpf_map_delete_elem(m->attachments, k);
+	bpf_map_delete_elem(m->stats_of, &id);
+	bpf_map_delete_elem(m->hist_of, &id);
+	sj_host_flows_drop(m->flows, id);
+}
+
+/*
+ * Free ids and queue ranges: what the attachments hold.  An entry no folder
+ * speaks for (an attach killed between registering and pinning its meta)
+ * is released here, so nothing leaks for good.
+ */
+static int att_scan(const struct sj_host_maps *m, unsigned char *used,
+		    unsigned char *qused)
+{
+	struct folder_names f;
+	struct sj_att_key k, next;
+	struct sj_att a;
+	void *prev = NULL;
+
+	/* unreadable: release nothing, since we cannot tell */
+	if (folders_read(&f))
+		f.n = 0, f.name = NULL;
+	while (bpf_map_get_next_key(m->attachments, prev, &next) == 0) {
+		k = next;
+		if (bpf_map_lookup_elem(m->attachments, &k, &a)) {
+			prev = &k;
+			continue;
+		}
+		if (f.name && !att_has_folder(&f, &k)) {
+			att_release(m, &k, a.id);
+			continue;	/* k is gone: next from the same prev */
+		}
+		if (a.id < SJ_ATT_MAX)
+			used[a.id] = 1;
+		for (__u32 q = a.queue_base; q < a.queue_base + a.num_txq &&
+		     q < SJ_QUEUES_HOST; q++)
+			qused[q] = 1;
+		prev = &k;
+	}
+	free(f.name);
+	return 0;
+}
+
+int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
+		const struct sj_settings *set, struct sj_host_att *out)
+{
+	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
+	struct sj_host_maps m;
+	struct sj_queue zq;
+	struct sj_att old;
+	__u32 id, base, run = 0, q;
+	int err;
+
+	out->stats_fd = out->hist_fd = -1;
+	err = sj_host_maps_open(&m);
+	if (err)
+		return sj_err("cannot open the host's maps in %s: %s", SJ_HOST_DIR,
+			      strerror(-err));
+	memset(used, 0, sizeof(used));
+	memset(qused, 0, sizeof(qused));
+	/* our own key left by a killed attach: its folder is gone (the
+	 * caller checked), so it is released like any other */
+	if (bpf_map_lookup_elem(m.attachments, key, &old) == 0)
+		att_release(&m, key, old.id);
+	att_scan(&m, used, qused);
+	for (id = 1; id < SJ_ATT_MAX && used[id]; id++)
+		;
+	for (base = 0; base < SJ_QUEUES_HOST && run < num_txq; base++)
+		run = qused[base] ? 0 : run + 1;
+	if (id >= SJ_ATT_MAX || run < num_txq) {
+		sj_host_maps_close(&m);
+		return sj_err("this host has no room for another attachment (%u attachments, %u queue states at most)",
+			      SJ_ATT_MAX - 1, SJ_QUEUES_HOST);
+	}
+	base -= num_txq;
+	out->att = (struct sj_att){ .id = id, .num_txq = num_txq,
+				    .queue_base = base, .mode = mode };
+	/* a fresh start: an earlier holder of the id took its flows along
+	 * (att_release), its queues are zeroed here */
+	memset(&zq, 0, sizeof(zq));
+	for (q = base; q < base + num_txq; q++)
+		if (bpf_map_update_elem(m.queues, &q, &zq, 0))
+			goto fail;
+	if (bpf_map_update_elem(m.settings, &id, set, 0))
+		goto fail;
+	out->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "stats",
+				       sizeof(__u32), sizeof(struct sj_stats), 1, NULL);
+	out->hist_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "hist",
+				      sizeof(__u32), sizeof(struct sj_dev_hist), 1, NULL);
+	if (out->stats_fd < 0 || out->hist_fd < 0 ||
+	    bpf_map_update_elem(m.stats_of, &id, &out->stats_fd, 0) ||
+	    bpf_map_update_elem(m.hist_of, &id, &out->hist_fd, 0) ||
+	    bpf_map_update_elem(m.attachments, key, &out->att, BPF_NOEXIST))
+		goto fail;
+	sj_host_maps_close(&m);
+	return 0;
+fail:
+	err = errno;
+	bpf_map_delete_elem(m.stats_of, &id);
+	bpf_map_delete_elem(m.hist_of, &id);
+	sj_host_maps_close(&m);
+	if (out->stats_fd >= 0)
+		close(out->stats_fd);
+	if (out->hist_fd >= 0)
+		close(out->hist_fd);
+	out->stats_fd = out->hist_fd = -1;
+	return sj_err("cannot register the attachment in %s: %s", SJ_HOST_DIR,
+		      strerror(err));
+}
+
+/* No attachment folder left (finished or tmp-) but .host and ours */
+static bool host_idle(const char *ours)
+{
+	struct dirent *de;
+	bool idle = true;
+	DIR *d = opendir(SJ_PIN_ROOT);
+
+	if (!d)
+		return false;
+	while (idle && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, SJ_HOST_NAME))
+			continue;
+		if (ours && !strcmp(de->d_name, ours))
+			continue;
+		/* the host's own folder, being made or taken down */
+		if (!strncmp(de->d_name, "tmp-", 4) &&
+		    strlen(de->d_name) > 4 &&
+		    !strcmp(de->d_name + strlen(de->d_name) - 4, "host"))
+			continue;
+		idle = false;
+	}
+	closedir(d);
+	return idle;
+}
+
+void sj_host_remove(const struct sj_meta *meta, const char *folder)
+{
+	struct sj_att_key k = { .netns_cookie = meta->netns_cookie,
+				.ifindex = meta->ifindex,
+				.dir = meta->direction };
+	const char *base = folder ? strrchr(folder, '/') : NULL;
+	struct sj_host_maps m;
+	struct sj_att a;
+
+	if (sj_host_maps_open(&m) == 0) {
+		/* only while the entry is still this folder's: the id may
+		 * belong to another attachment since */
+		if (meta->att_id && bpf_map_lookup_elem(m.attachments, &k, &a) == 0 &&
+		    a.id == meta->att_id)
+			att_release(&m, &k, a.id);
+		sj_host_maps_close(&m);
+	}
+	if (host_idle(base ? base + 1 : NULL))
+		sj_pins_remove_dir(SJ_HOST_DIR);
+}
