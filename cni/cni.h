@@ -48,6 +48,7 @@ int host_veth(const struct conf *c, const char *netns, const char *ifname,
 
 /* sojourn-cni.c: runs sojourn with args; what it printed, both streams, in out */
 int sojourn(const struct conf *c, char *out, size_t len, const char **args);
+int sojourn_batch(const struct conf *c, char *out, size_t len, const char *lines);
 char *oneline(char *out);
 
 /* state.c: what ADD attached, kept for DEL and GC */

@@ -323,12 +323,14 @@ char *oneline(char *out)
 	return out;
 }
 
-/* Runs sojourn; what it printed, both streams, in out (the start of it:
- * the rest is read and dropped, so a long answer cannot block it). */
-int sojourn(const struct conf *c, char *out, size_t len, const char **args)
+/* Runs sojourn, with input (may be NULL) on its stdin; what it printed,
+ * both streams, in out (the start of it: the rest is read and dropped, so
+ * a long answer cannot block it). */
+static int run_sojourn(const struct conf *c, char *out, size_t len,
+		       const char **args, const char *input)
 {
 	const char *argv[32];
-	int p[2], n = 0, status;
+	int p[2], in[2] = { -1, -1 }, n = 0, status;
 	char sink[4096];
 	size_t got = 0;
 	ssize_t r;
@@ -339,12 +341,14 @@ int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 	while (*args && n < 30)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	if (pipe2(p, O_CLOEXEC))
+	if (pipe2(p, O_CLOEXEC) || (input && pipe2(in, O_CLOEXEC)))
 		die(ERR_IO, "pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		die(ERR_IO, "fork: %s", strerror(errno));
 	if (pid == 0) {
+		if (input)
+			dup2(in[0], 0);
 		dup2(p[1], 1);
 		dup2(p[1], 2);
 		execv(path, (char **)argv);
@@ -352,6 +356,13 @@ int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 		_exit(127);
 	}
 	close(p[1]);
+	if (input) {
+		/* a few lines: they fit the pipe, written before any read */
+		close(in[0]);
+		if (write(in[1], input, strlen(input)) < 0)
+			got = 0;	/* the child's error says what went wrong */
+		close(in[1]);
+	}
 	while ((r = got + 1 < len ? read(p[0], out + got, len - 1 - got)
 				  : read(p[0], sink, sizeof(sink))) > 0 ||
 	       (r < 0 && errno == EINTR))
@@ -364,25 +375,34 @@ int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-static int put_rate(const struct conf *c, const char *host,
-		    const char *dir, unsigned long long bits, char *err, size_t len)
+int sojourn(const struct conf *c, char *out, size_t len, const char **args)
 {
-	const char *args[24];
-	char rate[32];
-	int n = 0, i;
+	return run_sojourn(c, out, len, args, NULL);
+}
 
-	snprintf(rate, sizeof(rate), "%llubit", bits);
+/* Several commands in one sojourn (its -batch, one a line): a pod's two
+ * directions cost one exec, not two */
+int sojourn_batch(const struct conf *c, char *out, size_t len, const char *lines)
+{
+	const char *args[] = { "-batch", "-", NULL };
+
+	return run_sojourn(c, out, len, args, lines);
+}
+
+/* The replace line of one direction, appended to buf */
+static void rate_line(const struct conf *c, const char *host, const char *dir,
+		      unsigned long long bits, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	int i;
+
 	/* replace: attach, or retune in place; the command knows how
 	 * attachments are kept, the plugin does not */
-	args[n++] = "replace";
-	args[n++] = host;
-	args[n++] = dir;
-	args[n++] = "rate";
-	args[n++] = rate;
-	for (i = 0; i < c->nextra; i++)
-		args[n++] = c->extra[i];
-	args[n] = NULL;
-	return sojourn(c, err, len, args);
+	n += snprintf(buf + n, len - n, "replace %s %s rate %llubit", host, dir, bits);
+	for (i = 0; i < c->nextra && n < len; i++)
+		n += snprintf(buf + n, len - n, " %s", c->extra[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, "\n");
 }
 
 /* must: the device is there, so a failure is a real one */
@@ -412,7 +432,7 @@ static void cmd_add(const struct conf *c, const char *netns, const char *ifname,
 		    const char *id)
 {
 	struct state st = { .egress = c->in_rate, .ingress = c->eg_rate };
-	char err[1024];
+	char err[1024], lines[1024];
 
 	if (!c->prev)
 		die(ERR_CONFIG, "no prevResult: sojourn-cni runs chained after the main plugin");
@@ -426,14 +446,20 @@ static void cmd_add(const struct conf *c, const char *netns, const char *ifname,
 			die(ERR_SOJOURN, "%s", err);
 		/* recorded first: a DEL after a killed ADD still finds it */
 		state_save(id, ifname, &st);
-		if (c->in_rate &&
-		    put_rate(c, st.host, "egress", c->in_rate, err, sizeof(err)))
-			die(ERR_SOJOURN, "%s egress: %s", st.host, oneline(err));
-		if (c->eg_rate &&
-		    put_rate(c, st.host, "ingress", c->eg_rate, err, sizeof(err))) {
-			if (c->in_rate)
+		lines[0] = '\0';
+		if (c->in_rate)
+			rate_line(c, st.host, "egress", c->in_rate, lines, sizeof(lines));
+		if (c->eg_rate)
+			rate_line(c, st.host, "ingress", c->eg_rate, lines, sizeof(lines));
+		if (sojourn_batch(c, err, sizeof(err), lines)) {
+			/* the batch stops at its first failing line: with both
+			 * directions asked, a failed line 2 left egress on */
+			bool second = strstr(err, "line 2: ") != NULL;
+
+			if (second)
 				take_off(c, st.host, "egress", false);
-			die(ERR_SOJOURN, "%s ingress: %s", st.host, oneline(err));
+			die(ERR_SOJOURN, "%s %s: %s", st.host,
+			    second || !c->in_rate ? "ingress" : "egress", oneline(err));
 		}
 	}
 	print_result(c);

@@ -123,7 +123,7 @@ void state_drop(const char *id, const char *ifname)
 int undo(const struct conf *c, const struct state *st, bool must, char *err, size_t len)
 {
 	const char *dirs[2] = { st->egress ? "egress" : NULL, st->ingress ? "ingress" : NULL };
-	char out[512];
+	char out[512], lines[128] = "";
 	int idx = st->host[0] ? (int)if_nametoindex(st->host) : 0;
 
 	if (!st->ifindex || !st->host[0])
@@ -132,13 +132,14 @@ int undo(const struct conf *c, const struct state *st, bool must, char *err, siz
 		return 1;
 	if (idx != st->ifindex)
 		return 0;	/* the name is another device's now */
-	for (int i = 0; i < 2; i++) {
-		const char *args[] = { "detach", st->host, dirs[i], NULL };
-
-		if (dirs[i] && sojourn(c, out, sizeof(out), args) && must) {
-			snprintf(err, len, "detach %s %s: %s", st->host, dirs[i], oneline(out));
-			return -1;
-		}
+	for (int i = 0; i < 2; i++)
+		if (dirs[i])
+			snprintf(lines + strlen(lines), sizeof(lines) - strlen(lines),
+				 "detach %s %s\n", st->host, dirs[i]);
+	/* one sojourn for both directions (its -batch) */
+	if (lines[0] && sojourn_batch(c, out, sizeof(out), lines) && must) {
+		snprintf(err, len, "detach %s: %s", st->host, oneline(out));
+		return -1;
 	}
 	return 0;
 }

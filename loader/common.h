@@ -14,6 +14,8 @@
 /* One line to stderr, prefixed "sojourn: "; returns -1 for `return sj_err()` */
 int sj_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sj_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -batch: the line being run, which sj_err names (0: none) */
+extern int sj_batch_line;
 
 /* env.c: refuse early, with a reason, what would fail half-way */
 int sj_check_privileges(void);

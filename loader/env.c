@@ -12,11 +12,15 @@
 
 #define SJ_BTF_VMLINUX "/sys/kernel/btf/vmlinux"
 
+int sj_batch_line;
+
 int sj_err(const char *fmt, ...)
 {
 	va_list ap;
 
 	fputs("sojourn: ", stderr);
+	if (sj_batch_line)
+		fprintf(stderr, "line %d: ", sj_batch_line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

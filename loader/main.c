@@ -2,10 +2,15 @@
 /*
  * sojourn: CoDel for any interface, as BPF programs.  The commands are a
  * table; each lives in its own file.  -n, -j and -s may stand anywhere, as
- * with tc.
+ * with tc, and -batch runs commands from a file, as tc's does.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "output.h"
@@ -57,6 +62,7 @@ static void usage(FILE *f)
 		else
 			sj_options_usage(f, commands[i].name);
 	}
+	fprintf(f, "       sojourn -batch FILE   (attach, replace, change, detach: one a line; - is stdin)\n");
 	fprintf(f, "       sojourn COMMAND help | sojourn -V\n");
 	fprintf(f, UNITS_LINE);
 }
@@ -139,6 +145,77 @@ static int global_options(int *argc, char **argv, bool *json)
 	return 0;
 }
 
+/* The commands a batch may hold: those that change attachments, whose
+ * output is nothing or one line */
+static bool batchable(const struct command *c)
+{
+	static const char *const ok[] = { "attach", "replace", "change", "detach" };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcmp(c->name, ok[i]))
+			return true;
+	return false;
+}
+
+/*
+ * tc's -batch: a command a line from file ("-": stdin), words split at
+ * blanks, all in this one process (a node's CNI plugin sets a pod's two
+ * directions with one exec, not two).  Each line starts from the
+ * namespace the batch started in; the first line that fails ends it, and
+ * its error names the line.
+ */
+static int run_batch(const char *file)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
+	char line[1024], *words[64], *save = NULL, *w;
+	const struct command *c;
+	int home, n, lineno = 0, err = 0;
+	bool json = false;
+
+	if (!f)
+		return sj_err("cannot open %s: %s", file, strerror(errno));
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0)
+		return sj_err("cannot open our network namespace: %s", strerror(errno));
+	out_init(false);
+	libbpf_set_print(libbpf_print);
+	while (!err && fgets(line, sizeof(line), f)) {
+		sj_batch_line = ++lineno;
+		if (!strchr(line, '\n') && !feof(f)) {
+			err = sj_err("longer than %zu bytes", sizeof(line) - 1);
+			break;
+		}
+		n = 0;
+		for (w = strtok_r(line, " \t\r\n", &save); w && n < 63;
+		     w = strtok_r(NULL, " \t\r\n", &save))
+			words[n++] = w;
+		if (!n || words[0][0] == '#')
+			continue;
+		sj_netns_name = NULL;
+		if (setns(home, CLONE_NEWNET)) {
+			err = sj_err("cannot go back to our network namespace: %s",
+				     strerror(errno));
+			break;
+		}
+		if (global_options(&n, words, &json)) {
+			err = -1;
+			break;
+		}
+		c = n > 0 ? find_command(words[0]) : NULL;
+		if (!c || !batchable(c) || json) {
+			err = sj_err("\"%s\" is not a command a batch takes (attach, replace, change, detach; no -j)",
+				     n > 0 ? words[0] : "");
+			break;
+		}
+		err = c->fn(n - 1, words + 1) ? -1 : 0;
+	}
+	sj_batch_line = 0;
+	close(home);
+	if (f != stdin)
+		fclose(f);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -155,6 +232,8 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	if (argc == 3 && (!strcmp(argv[1], "-batch") || !strcmp(argv[1], "-b")))
+		return run_batch(argv[2]) ? 1 : 0;
 	argc -= 1;
 	argv += 1;
 	if (global_options(&argc, argv, &json))

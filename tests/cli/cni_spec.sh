@@ -61,9 +61,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A stub in sojourn's place: logs its arguments, answers show with nothing
+# A stub in sojourn's place: logs its arguments (a -batch's lines, one
+# command a line), answers show with nothing
 cat >"$WORK/stub" <<EOF
 #!/bin/sh
+if [ "\$1" = -batch ]; then cat >>"$WORK/stub.log"; exit 0; fi
 echo "\$*" >>"$WORK/stub.log"
 [ "\$1" = show ] && echo '[]'
 exit 0

@@ -114,6 +114,25 @@ is "... one ingress attachment" "$(sj show "$D" -j | jq '[.[] | select(.directio
 sj detach "$D" && sj detach "$D" ingress
 is "detach: nothing pinned" "$(sj show "$D" -j | jq length)" 0
 
+# -batch, as tc's: both directions in one process, as sojourn-cni runs it
+batch() { timeout "$T" "$SOJOURN" -batch - 2>&1; }
+out=$(printf 'replace %s egress rate 12mbit -n %s\n# a comment\n\nreplace %s ingress rate 6mbit -n %s\n' \
+	"$D" "$NS" "$D" "$NS" | batch)
+is "batch: both lines, rc 0" "$? $out" "0 "
+is "batch: egress and ingress set" "$(field egress rate) $(field ingress rate)" "1500000 750000"
+out=$(printf 'change %s target 8ms -n %s\nchange %s ingress rate banana -n %s\nchange %s target 9ms -n %s\n' \
+	"$D" "$NS" "$D" "$NS" "$D" "$NS" | batch)
+rc=$?
+[ "$rc" -ne 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && [[ $out == "sojourn: line 2: "* ]] &&
+	ok "batch: the failing line named, one line, rc $rc: $out" || bad "batch failure: rc $rc, '$out'"
+is "... the lines before it ran, none after" "$(field egress target)" 8000
+out=$(printf 'show\n' | batch)
+[ $? -ne 0 ] && [[ $out == *"not a command a batch takes"* ]] && ok "batch: show refused: $out" ||
+	bad "batch: show accepted: '$out'"
+out=$(printf 'detach %s -n %s\ndetach %s ingress -n %s\ndetach %s -n %s\n' \
+	"$D" "$NS" "$D" "$NS" "$D" "$NS" | batch)
+is "batch: detach both, then again (idempotent)" "$? $out $(sj show "$D" -j | jq length)" "0  0"
+
 [ "$fails" = 0 ] && { echo "PASS: replace"; exit 0; }
 echo "FAIL: replace ($fails check(s) failed)"
 exit 1
