@@ -29,7 +29,8 @@
 # UDP load (iperf3 --bidir, LOAD_RATE each way, 1000-byte datagrams,
 # LOAD_SECS, COST_REPS times, the median kept) runs between pod 1 and a peer namespace on the same bridge
 # without sojourn; ns per run = sum of run_time_ns over sum of run_cnt of
-# the programs on pod 1's host veth.  Measured at 1 pod, at K pods, and at
+# the programs on pod 1's host veth, less those of an idle window as long
+# just before (the programs are the host's: other pods' packets run them).  Measured at 1 pod, at K pods, and at
 # 1 pod again after the others are deleted; the ratio is K pods over the
 # mean of the two 1-pod runs.
 #
@@ -241,6 +242,12 @@ cost_run() {
 			die "iperf3 server"
 		sleep 0.3
 		stats_on
+		# the programs are the host's: other pods' packets (their
+		# neighbour discovery, ARP) run them too.  An idle window of the
+		# same length first; its runs are taken off the loaded window's.
+		bpftool prog show -j >"$WORK/idle0.json"
+		sleep "$LOAD_SECS"
+		bpftool prog show -j >"$WORK/idle1.json"
 		bpftool prog show -j >"$WORK/stats0.json"
 		ip netns exec "$pod" iperf3 -c "$ip" -u -b "$LOAD_RATE" -l 1000 --bidir \
 			-t "$LOAD_SECS" -J >"$WORK/iperf.$label.json" 2>&1 || {
@@ -250,12 +257,15 @@ cost_run() {
 		bpftool prog show -j >"$WORK/stats1.json"
 		stats_off
 		rm -f "$WORK/iperf.pid"
-		jq -n --argjson ids "$ids" --slurpfile a "$WORK/stats0.json" --slurpfile b "$WORK/stats1.json" '
+		jq -n --argjson ids "$ids" --slurpfile a "$WORK/stats0.json" --slurpfile b "$WORK/stats1.json" \
+			--slurpfile ia "$WORK/idle0.json" --slurpfile ib "$WORK/idle1.json" '
 		def pick($s): [$s[] | select(.id as $i | $ids | index($i))] | map({(.id | tostring): .}) | add // {};
-		pick($a[0]) as $x | pick($b[0]) as $y |
-		[$ids[] | tostring | {t: (($y[.].run_time_ns // 0) - ($x[.].run_time_ns // 0)),
-				      n: (($y[.].run_cnt // 0) - ($x[.].run_cnt // 0))}] |
-		{t: (map(.t) | add // 0), n: (map(.n) | add // 0)}' >>"$WORK/cost.$label.reps" ||
+		def delta($a; $b): pick($a[0]) as $x | pick($b[0]) as $y |
+			[$ids[] | tostring | {t: (($y[.].run_time_ns // 0) - ($x[.].run_time_ns // 0)),
+					      n: (($y[.].run_cnt // 0) - ($x[.].run_cnt // 0))}] |
+			{t: (map(.t) | add // 0), n: (map(.n) | add // 0)};
+		delta($a; $b) as $l | delta($ia; $ib) as $i |
+		{t: ($l.t - $i.t), n: ($l.n - $i.n), idle_n: $i.n}' >>"$WORK/cost.$label.reps" ||
 			die "cannot read bpftool's run time"
 	done
 	jq -s . "$WORK/cost.$label.reps" >"$WORK/cost.$label"
@@ -438,6 +448,6 @@ echo "- CNI ADD over all $K ADDs: p50 $(pct 50 "$WORK/add.ms") ms, p99 $(pct 99 
 echo "- CNI DEL of $((K - 1)) pods: p50 $(pct 50 "$WORK/del.ms") ms, p99 $(pct 99 "$WORK/del.ms") ms."
 echo "- Maps: $(m one maps) at 1 pod ($(mib "$ONE_B") MiB, of which \`flows\` $(mib "$(m one flow_bytes)") MiB), $(m many maps) at $K pods ($(mib "$K_B") MiB, \`flows\` $(mib "$(m many flow_bytes)") MiB); names: $NAMES."
 echo "- Programs: $(m one progs) at 1 pod, $(m two progs) at 2, $(m many progs) at $K, $(m back progs) at 1 again."
-echo "- Per-packet cost: UDP $LOAD_RATE each way, 1000-byte datagrams, $COST_REPS x ${LOAD_SECS} s, run_time_ns / run_cnt of the programs on pod 1's host veth, median of the repetitions (each): $(ns "$COST_1A") ns ($(cost_all one)) over $RUNS_1A runs at 1 pod, $(ns "$COST_K") ns ($(cost_all many)) over $RUNS_K runs at $K pods, $(ns "$COST_1B") ns ($(cost_all back)) over $RUNS_1B runs at 1 pod again."
+echo "- Per-packet cost: UDP $LOAD_RATE each way, 1000-byte datagrams, $COST_REPS x ${LOAD_SECS} s, run_time_ns / run_cnt of the programs on pod 1's host veth less those of an idle window as long just before (the programs are shared: other pods' own packets run them too; idle runs taken off: $(jq -r '[.[].idle_n] | add' "$WORK/cost.many") at $K pods), median of the repetitions (each): $(ns "$COST_1A") ns ($(cost_all one)) over $RUNS_1A runs at 1 pod, $(ns "$COST_K") ns ($(cost_all many)) over $RUNS_K runs at $K pods, $(ns "$COST_1B") ns ($(cost_all back)) over $RUNS_1B runs at 1 pod again."
 [ "$LEFT_OTHER" -gt 0 ] && echo "- $LEFT_OTHER pin entries of other users appeared under $PIN_ROOT during the run (not counted)."
 echo "- Whole run: $ELAPSED s."
