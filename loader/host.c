@@ -226,22 +226,63 @@ static int host_map(const char *name)
 	return bpf_obj_get(path);
 }
 
-int sj_host_maps_open(struct sj_host_maps *m)
+/* A host map by name: the ones the command reads are checked as pins.c
+ * checks an attachment's (settings, queues, flows), the rest by their key
+ * and value sizes; -EPROTO, and which one in why, when another version of
+ * sojourn made it */
+static int host_map_checked(const char *name, __u32 key, __u32 value,
+			    char *why, size_t len)
 {
-	m->attachments = host_map("attachments");
-	m->settings = host_map("settings");
-	m->queues = host_map("queues");
-	m->stats_of = host_map("stats_of");
-	m->hist_of = host_map("hist_of");
-	m->flows = host_map("flows");
-	if (m->attachments < 0 || m->settings < 0 || m->queues < 0 ||
-	    m->stats_of < 0 || m->hist_of < 0 || m->flows < 0) {
-		int err = -errno;
+	struct bpf_map_info info = {};
+	__u32 info_len = sizeof(info);
+	int fd;
 
-		sj_host_maps_close(m);
-		return err ? err : -ENOENT;
+	if (!key) {
+		fd = sj_pin_open_map(SJ_HOST_DIR, name, NULL, 0);
+		if (fd < 0 && errno == EPROTO)
+			snprintf(why, len, "%s", name);
+		return fd < 0 ? -errno : fd;
 	}
-	return 0;
+	fd = host_map(name);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) == 0 &&
+	    (info.key_size != key || info.value_size != value)) {
+		snprintf(why, len, "%s", name);
+		close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
+int sj_host_maps_open(struct sj_host_maps *m, char *why, size_t len)
+{
+	const struct {
+		int *fd;
+		const char *name;
+		__u32 key, value;	/* 0: pins.c's check */
+	} want[] = {
+		{ &m->attachments, "attachments", sizeof(struct sj_att_key), sizeof(struct sj_att) },
+		{ &m->settings, "settings", 0, 0 },
+		{ &m->queues, "queues", 0, 0 },
+		{ &m->stats_of, "stats_of", sizeof(__u32), sizeof(__u32) },
+		{ &m->hist_of, "hist_of", sizeof(__u32), sizeof(__u32) },
+		{ &m->flows, "flows", 0, 0 },
+	};
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		*want[i].fd = -1;
+	for (i = 0; !err && i < sizeof(want) / sizeof(want[0]); i++) {
+		*want[i].fd = host_map_checked(want[i].name, want[i].key,
+					       want[i].value, why, len);
+		if (*want[i].fd < 0)
+			err = *want[i].fd ? *want[i].fd : -ENOENT;
+	}
+	if (err)
+		sj_host_maps_close(m);
+	return err;
 }
 
 void sj_host_maps_close(struct sj_host_maps *m)
@@ -403,6 +444,7 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 		const struct sj_settings *set, struct sj_host_att *out)
 {
 	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
+	char why[64] = "";
 	struct sj_host_maps m;
 	struct sj_queue zq;
 	struct sj_att old;
@@ -410,7 +452,9 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 	int err;
 
 	out->stats_fd = out->hist_fd = -1;
-	err = sj_host_maps_open(&m);
+	err = sj_host_maps_open(&m, why, sizeof(why));
+	if (err == -EPROTO)
+		return host_refused(why);
 	if (err)
 		return sj_err("cannot open the host's maps in %s: %s", SJ_HOST_DIR,
 			      strerror(-err));
@@ -500,7 +544,10 @@ void sj_host_remove(const struct sj_meta *meta, const char *folder)
 	struct sj_host_maps m;
 	struct sj_att a;
 
-	if (sj_host_maps_open(&m) == 0) {
+	char why[64];
+
+	/* another version's host: its entries are not ours to read */
+	if (sj_host_maps_open(&m, why, sizeof(why)) == 0) {
 		/* only while the entry is still this folder's: the id may
 		 * belong to another attachment since */
 		if (meta->att_id && bpf_map_lookup_elem(m.attachments, &k, &a) == 0 &&

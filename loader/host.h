@@ -43,7 +43,8 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
  * its own, going; with no attachment left, the host goes too.
  * Idempotent. */
 void sj_host_remove(const struct sj_meta *meta, const char *folder);
-int sj_host_maps_open(struct sj_host_maps *m);
+/* -EPROTO, and which map in why, for a host another version made */
+int sj_host_maps_open(struct sj_host_maps *m, char *why, size_t len);
 void sj_host_maps_close(struct sj_host_maps *m);
 int sj_host_flows_drop(int flows_fd, __u32 id);
 

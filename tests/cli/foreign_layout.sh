@@ -11,6 +11,7 @@
 #   B  sjfb egress, attached, its meta pinned 8 bytes larger
 #   C  a folder of a namespace that is gone: meta, stats, flows all larger
 #   D  sjfb ingress, attached and whole
+#   E  the host's settings map pinned 8 bytes larger: attach refused
 # Every command that reads pins must skip A, B, C with one line each (a
 # walk), or refuse with one line (a device named), never crash: exit codes
 # 134/139 fail, and under valgrind (when installed) any memory error does.
@@ -255,6 +256,19 @@ if [ "$rc" = 0 ] && [ ! -s "$WORK/err" ] && grep -q "rate 20Mbit" "$WORK/out"; t
 	pass "show sjfa after replace: read whole"
 else
 	fail "show sjfa after replace: rc $rc: $(tr '\n' '|' <"$WORK/err") $(head -1 "$WORK/out")"
+fi
+# E: the host's shared maps made by another version (loader/host.c): a
+# new attachment is refused in one line naming the map, never registered
+# in maps it would misread; the attachments there keep running
+settings=$(field value "$ROOT/host/settings")
+replace "$ROOT/host/settings" array 4 $((settings + 8))
+run "attach with a foreign host" attach sjfb rate 10mbit &&
+if [ "$rc" != 0 ] && [ "$(grep -c '' "$WORK/err")" = 1 ] &&
+   grep -q "^sojourn: $ROOT/host holds another version's map settings" "$WORK/err" &&
+   [ ! -e "$B" ] && [ -z "$(ls "$ROOT" | grep '^tmp-')" ]; then
+	pass "attach with a foreign host: refused in one line, nothing half-made"
+else
+	fail "attach with a foreign host: rc $rc: $(tr '\n' '|' <"$WORK/err")"
 fi
 "$SOJOURN" detach sjfa && "$SOJOURN" detach sjfb ingress || fail "final detach"
 [ -z "$(ls -A "$ROOT")" ] || fail "left behind: $(ls "$ROOT")"
