@@ -62,7 +62,7 @@ static void usage(FILE *f)
 		else
 			sj_options_usage(f, commands[i].name);
 	}
-	fprintf(f, "       sojourn -batch FILE   (attach, replace, change, detach: one a line; - is stdin)\n");
+	fprintf(f, "       sojourn -batch FILE\n");
 	fprintf(f, "       sojourn COMMAND help | sojourn -V\n");
 	fprintf(f, UNITS_LINE);
 }

@@ -85,7 +85,9 @@ for m in dist/sojourn.8 dist/sojourn.conf.5 dist/sojourn-cni.8; do
 done
 "$SOJOURN" help >"$WORK/help"
 cmds=$(awk '$1 == "Usage:" || $1 == "sojourn" { for (i = 1; i <= NF; i++) if ($i == "sojourn") { print $(i + 1); break } }' "$WORK/help" |
-	grep -v COMMAND | sort -u)
+	grep -v -e COMMAND -e '^-' | sort -u)
+# the global forms: -batch FILE (and -V, on the COMMAND line)
+grep -q '^\.B sojourn \\-batch$' dist/sojourn.8 || die "sojourn(8) has no synopsis for -batch"
 [ "$(wc -l <<<"$cmds")" -ge 5 ] || die "cannot read the commands from sojourn help"
 for c in $cmds; do
 	grep -q "^\.B sojourn $c\$" dist/sojourn.8 || die "sojourn(8) has no synopsis for \"$c\""
