@@ -29,7 +29,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <libmnl/libmnl.h>
-#include <systemd/sd-daemon.h>
+#include "dynlib.h"
 #include "daemon.h"
 
 static void notify_status(const struct daemon *dm, const char *extra)
@@ -51,7 +51,12 @@ static void notify_status(const struct daemon *dm, const char *extra)
 	if (!extra[0] && !strcmp(msg, last))
 		return;		/* unchanged: say nothing */
 	snprintf(last, sizeof(last), "%s", msg);
-	sd_notifyf(0, "%s%s", extra, msg);
+	{
+		char note[sizeof(msg) + 256];
+
+		snprintf(note, sizeof(note), "%s%s", extra, msg);
+		sj_sd_notify(note);
+	}
 }
 
 /* ---- the command ---- */
@@ -98,10 +103,12 @@ static void shutdown_all(struct daemon *dm, bool detach)
 static void notify_reloading(void)
 {
 	struct timespec ts;
+	char note[64];
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
-		   (unsigned long long)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000);
+	snprintf(note, sizeof(note), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000);
+	sj_sd_notify(note);
 }
 
 #define DAEMON_USAGE "usage: sojourn daemon [--config FILE] [--interface IFACE] " \
@@ -169,7 +176,7 @@ int cmd_daemon(int argc, char **argv)
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (sfd < 0 || tfd < 0)
 		return sj_err("cannot set up signals and timer: %s", strerror(errno));
-	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
+	if (sj_sd_watchdog_enabled(&wd_usec) <= 0)
 		wd_usec = 0;
 	{
 		/* a tick: retries, named namespaces, the watchdog at half its time */
@@ -221,7 +228,7 @@ int cmd_daemon(int argc, char **argv)
 				ticks = 0;
 			netns_refresh(dm);
 			if (wd_usec)
-				sd_notify(0, "WATCHDOG=1");
+				sj_sd_notify("WATCHDOG=1");
 		}
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -246,7 +253,7 @@ int cmd_daemon(int argc, char **argv)
 		reconcile_dirty(dm);
 		notify_status(dm, "");
 	}
-	sd_notify(0, "STOPPING=1");
+	sj_sd_notify("STOPPING=1");
 	logd(dm, LOG_INFO, NULL, "stopping%s", dm->cfg.detach_on_exit ?
 	     ": detaching what we attached" : "; attachments stay pinned");
 	shutdown_all(dm, dm->cfg.detach_on_exit);

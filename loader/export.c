@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
-#include <microhttpd.h>
+#include "dynlib.h"
 #include "obs.h"
 #include "prom.h"
 #include "units.h"
@@ -204,19 +204,22 @@ out:
 	return buf;
 }
 
+/* libmicrohttpd, opened by serve() (dynlib.h) */
+static const struct sj_mhd *mhd;
+
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 			     const char *text)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+	r = mhd->create_response_from_buffer(strlen(text), (void *)text,
 					    MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+	ret = mhd->queue_response(conn, status, r);
+	mhd->destroy_response(r);
 	return ret;
 }
 
@@ -243,14 +246,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	if (!body)
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "sojourn: cannot read the pins\n");
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	r = mhd->create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+	ret = mhd->queue_response(conn, MHD_HTTP_OK, r);
+	mhd->destroy_response(r);
 	return ret;
 }
 
@@ -329,6 +332,9 @@ static int serve(struct export_ctx *c, const char *addr, bool allow_remote)
 
 	if (parse_listen(addr, &ss, &loopback))
 		return -1;
+	mhd = sj_mhd();
+	if (!mhd)
+		return -1;
 	if (!loopback && !allow_remote)
 		return sj_err("%s is not a loopback address: metrics name devices and namespaces (and with --flows, flow addresses); add --allow-remote to listen there anyway", addr);
 	/* before any thread exists, so that only sigwait sees them */
@@ -342,7 +348,7 @@ static int serve(struct export_ctx *c, const char *addr, bool allow_remote)
 		return -1;
 	/* one thread, one scrape at a time: a scrape is a few milliseconds
 	 * and this keeps the reads of the maps from piling up */
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+	d = mhd->start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
 			     MHD_USE_ERROR_LOG,
 			     0, NULL, NULL, handle, c,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
@@ -358,7 +364,7 @@ static int serve(struct export_ctx *c, const char *addr, bool allow_remote)
 			addr, c->nflows ? ", flow addresses included" : "");
 	sj_info("sojourn: serving http://%s/metrics", addr);
 	wait_for_signal();
-	MHD_stop_daemon(d);
+	mhd->stop_daemon(d);
 	close(fd);
 	return 0;
 }

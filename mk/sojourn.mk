@@ -1,11 +1,12 @@
 # build/sojourn, the loader: its objects under build/loader/.  Its
 # libraries, which no other program links: libxdp puts the ingress program
 # in the XDP dispatcher, libbpf loads the rest, json-c writes -j, libmnl
-# speaks netlink, inih reads sojourn.conf, libsystemd answers the daemon's
-# unit (issue 7) and libmicrohttpd serves `sojourn export`'s Prometheus
-# endpoint (issue 5).
+# speaks netlink, inih reads sojourn.conf.  libsystemd (the daemon's unit,
+# issue 7) and libmicrohttpd (`sojourn export`'s Prometheus endpoint,
+# issue 5) are opened by the commands that use them (loader/dynlib.c): their
+# headers are needed here, not their link.
 DEB_PKGS += libmicrohttpd-dev libinih-dev libsystemd-dev
-SOJOURN_LIBS := -lxdp $(LIBBPF) -ljson-c -lmnl -linih -lsystemd -lmicrohttpd
+SOJOURN_LIBS := -lxdp $(LIBBPF) -ljson-c -lmnl -linih
 PROGRAMS += $(OUTPUT)/sojourn
 
 LOADER_SRCS := $(wildcard loader/*.c)
