@@ -164,6 +164,7 @@ int obs_list(const struct obs_filter *f, struct obs_att **out, int *n,
 {
 	struct list_arg a = { .f = f };
 
+	obs_flows_forget();	/* a new pass reads the flows anew */
 	if (sj_pins_foreach(list_one, &a) < 0) {
 		free(a.v);
 		return sj_err("out of memory");
@@ -260,14 +261,14 @@ static int read_flows_slow(int fd, struct obs_flow **v, size_t *n, size_t *cap)
 	return 0;
 }
 
-int obs_read_flows(const char *dir, struct obs_flow **out, size_t *n)
+/* The whole flow table of the host, as one read: every attachment's */
+static int read_table(const char *dir, struct obs_flow **out, size_t *n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	struct sj_flow_key *keys = NULL;
 	struct sj_flow *vals = NULL;
 	struct obs_flow *v = NULL;
-	struct sj_meta meta;
-	size_t cap = 0, i, kept;
+	size_t cap = 0, i;
 	__u32 batch = 4096, got, token;
 	void *in = NULL;
 	int fd, err = 0;
@@ -337,17 +338,67 @@ out:
 		*n = 0;
 		return sj_err("cannot read %s/flows: %s", dir, strerror(-err));
 	}
-	/* the host's one table holds every attachment's: keep ours */
-	if (sj_meta_read(dir, &meta)) {
-		free(v);
-		*n = 0;
-		return sj_err("cannot read %s/meta", dir);
-	}
-	for (i = 0, kept = 0; i < *n; i++)
-		if (v[i].key.att == meta.att_id)
-			v[kept++] = v[i];
-	*n = kept;
 	*out = v;
+	return 0;
+}
+
+/*
+ * The host's one table holds every attachment's flows: it is read once
+ * per pass over the attachments (obs_list and show start one), not once
+ * per attachment, which on a node of 500 attachments and a full table
+ * was 500 reads of 65536 entries per scrape.
+ */
+static struct {
+	struct obs_flow *v;
+	size_t n;
+	__u32 map_id;
+} table;
+
+void obs_flows_forget(void)
+{
+	free(table.v);
+	memset(&table, 0, sizeof(table));
+}
+
+static __u32 flows_map_id(const char *dir)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = obs_open_pin(dir, "flows");
+
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+int obs_read_flows(const char *dir, struct obs_flow **out, size_t *n)
+{
+	struct sj_meta meta;
+	__u32 id = flows_map_id(dir);
+	size_t i, kept = 0;
+	struct obs_flow *v;
+
+	*out = NULL;
+	*n = 0;
+	if (!id || sj_meta_read(dir, &meta))
+		return sj_err("cannot read %s/flows", dir);
+	if (!table.map_id || table.map_id != id) {
+		obs_flows_forget();
+		if (read_table(dir, &table.v, &table.n))
+			return -1;
+		table.map_id = id;
+	}
+	v = calloc(table.n ? table.n : 1, sizeof(*v));
+	if (!v)
+		return sj_err("out of memory");
+	for (i = 0; i < table.n; i++)
+		if (table.v[i].key.att == meta.att_id)
+			v[kept++] = table.v[i];
+	*out = v;
+	*n = kept;
 	return 0;
 }
 

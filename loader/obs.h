@@ -83,6 +83,8 @@ struct obs_flow {
 };
 /* the whole flow table; *out is malloc'ed (NULL when empty) */
 int obs_read_flows(const char *dir, struct obs_flow **out, size_t *n);
+/* the next obs_read_flows reads the host's table anew (obs_list does it) */
+void obs_flows_forget(void);
 void obs_flow_hist(const struct sj_flow *f, struct sj_hist *h);
 /* the same histogram taken now and before: what came in between (the
  * 32-bit buckets wrap, so the difference is taken modulo 2^32) */

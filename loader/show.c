@@ -6,6 +6,7 @@
  * and export read them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -32,29 +33,23 @@ struct flow_census {
 	__u32 max_count;
 };
 
-static void count_flows(const char *dir, __u32 id, struct flow_census *c)
+static void count_flows(const char *dir, struct flow_census *c)
 {
-	struct sj_flow_key key, next;
-	int fd = obs_open_pin(dir, "flows");
-	struct sj_flow v;
-	void *prev = NULL;
+	struct obs_flow *v;
+	size_t n, i;
 
 	memset(c, 0, sizeof(*c));
-	if (fd < 0)
+	if (obs_read_flows(dir, &v, &n))
 		return;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (key.att != id)
-			continue;	/* the host's one table: another's */
-		c->flows++;
-		if (bpf_map_lookup_elem(fd, &key, &v) || !v.codel.dropping)
+	c->flows = n;
+	for (i = 0; i < n; i++) {
+		if (!v[i].val.codel.dropping)
 			continue;
 		c->dropping++;
-		if (v.codel.count > c->max_count)
-			c->max_count = v.codel.count;
+		if (v[i].val.codel.count > c->max_count)
+			c->max_count = v[i].val.codel.count;
 	}
-	close(fd);
+	free(v);
 }
 
 /* Rate mode runs one law per (virtual) queue; real-queue mode one per
@@ -82,7 +77,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	int fd;
 
 	obs_read_stats(dir, &st);
-	count_flows(dir, meta->att_id, &fc);
+	count_flows(dir, &fc);
 	fd = obs_open_pin(dir, "queues");
 	if (fd >= 0)
 		bpf_map_lookup_elem_flags(fd, &meta->queue_base, &first, BPF_F_LOCK);
@@ -299,6 +294,7 @@ int cmd_show(int argc, char **argv)
 	if (obs_filter_init(&sa.f, argc ? argv[0] : NULL, true))
 		return -1;
 	out_open_array(NULL);
+	obs_flows_forget();	/* the host's flows, read once for all */
 	sj_pins_foreach(show_one, &sa);
 	out_close_array();
 	if (sa.f.dev && !sa.shown && sa.foreign)	/* said in one line */

@@ -76,7 +76,8 @@ for i in 1 2 3; do
 	ip -n $H link set h$i$$ up && ip -n $P link set p$i$$ up &&
 	tc -n $H qdisc add dev h$i$$ root pfifo limit 1000 || skip "cannot build the veths"
 done
-base=$(progs)
+hostmaps() { bpftool map show -j | jq '[.[] | select(.name == "attachments" or .name == "stats_of" or .name == "hist_of")] | length'; }
+base=$(progs) base_maps=$(hostmaps)
 
 sjh attach h1$$ >/dev/null || bad "attach h1 egress (queue)"
 sjh attach h1$$ ingress rate 50mbit >/dev/null || bad "attach h1 ingress"
@@ -126,8 +127,7 @@ sjp detach p1$$ ingress && sjp detach p2$$ ingress || bad "detach p1, p2"
 [ -e "$PIN_ROOT/host" ] && bad "host folder left after the last detach" || ok "host folder gone"
 sleep 1	# programs are freed after an RCU grace period
 is "no program of ours left" "$(( $(progs) - base ))" 0
-left=$(bpftool map show -j | jq '[.[] | select(.name == "attachments" or .name == "stats_of" or .name == "hist_of")] | length')
-is "no host map left" "$left" 0
+is "no host map left" "$(( $(hostmaps) - base_maps ))" 0
 sjh detach h1$$ >/dev/null 2>&1; is "detach again: idempotent" "$?" 0
 
 [ "$FAILS" = 0 ] && { echo "PASS: host object"; exit 0; }
