@@ -7,7 +7,15 @@
 # in its first second, and with ECN its sender must not retransmit:
 #   first second   bytes the client received in the first 1.0 s of the
 #                  transfer (iperf3's own intervals at the receiver) over
-#                  20 Mbit x 1 s: at most 1.1
+#                  20 Mbit x 1 s: at most 1 plus what the design lets
+#                  through at once, the horizon's worth of the rate and
+#                  the burst (200 ms and 32 KB: 1.21).  On this ~0.1 ms
+#                  path each burst of the sender fills the horizon, about
+#                  500 KB every 0.2-0.3 s (iperf3's 0.1 s intervals read
+#                  ~525 KB, 0, 0, ~525 KB, ...), so the first second holds
+#                  4 or 5 of them: 0.92-1.16 on 2026-12-04, for main before
+#                  one object per host as after (1.1 failed half the
+#                  runs).
 #   retransmits    the sender's TcpRetransSegs over the 10 s (nstat in the
 #                  server's namespace), printed, not judged: the issue asks
 #                  for near zero with ECN, and this path cannot give it.
@@ -49,12 +57,16 @@ for hook in tc xdp; do
 		die "iperf3 failed ($hook): $(tail -c 300 "$WORK/$hook.err")"
 	retrans=$(ins nstat -z TcpRetransSegs | awk '$1 == "TcpRetransSegs" {print $2}')
 	stats=$(sj show "$DEV_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
+	# the design's allowance: the horizon's worth of the rate and the
+	# burst, as the attachment has them (show -j: us, bytes)
+	bound=$(sj show "$DEV_C" -j -n "$NS_C" | jq -r --argjson r $RATE_MBIT \
+		'.[0] | 1 + .horizon / 1e6 + .burst * 8 / ($r * 1e6) | . * 1000 | floor / 1000')
 	sj detach "$DEV_C" ingress -n "$NS_C" || die "detach ingress ($hook)"
 	# the receiver's intervals that end within the first second
 	first=$(jq '[.intervals[].sum | select(.end <= 1.0001) | .bytes] | add // 0' \
 		"$WORK/$hook.json")
 	check "hook $hook: first second over ${RATE_MBIT}mbit" \
-		"$(awk -v b="$first" -v r=$RATE_MBIT 'BEGIN{printf "%.3f", b * 8 / (r * 1e6)}')" '<=' 1.1
+		"$(awk -v b="$first" -v r=$RATE_MBIT 'BEGIN{printf "%.3f", b * 8 / (r * 1e6)}')" '<=' "$bound"
 	check "hook $hook: first second at least half the rate" \
 		"$(awk -v b="$first" -v r=$RATE_MBIT 'BEGIN{printf "%.3f", b * 8 / (r * 1e6)}')" '>=' 0.5
 	row "hook $hook: sender's retransmits in ${SECS} s" "${retrans:-0}" "" info
