@@ -408,33 +408,64 @@ static void att_release(const struct sj_host_maps *m, const struct sj_att_key *k
  * speaks for (an attach killed between registering and pinning its meta)
  * is released here, so nothing leaks for good.
  */
+/* Every entry of the attachments map into keys and vals (SJ_ATT_MAX
+ * each): in batches, two calls for a full host instead of two per entry
+ * (1000 calls, ~10 ms of a pod's ADD at 250 pods); key by key where the
+ * kernel has no batches */
+static int att_read_all(int fd, struct sj_att_key *keys, struct sj_att *vals)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct sj_att_key k, next;
+	__u32 got, token, n = 0;
+	void *in = NULL, *prev = NULL;
+	int err;
+
+	for (;;) {
+		got = SJ_ATT_MAX - n;
+		err = bpf_map_lookup_batch(fd, in, &token, keys + n, vals + n, &got, &opts);
+		if (err && errno != ENOENT) {
+			if (n)
+				return n;	/* what was read; the rest waits */
+			break;
+		}
+		n += got;
+		if (err || n >= SJ_ATT_MAX)
+			return n;
+		in = &token;
+	}
+	while (n < SJ_ATT_MAX && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &vals[n]) == 0)
+			keys[n++] = k;
+	}
+	return n;
+}
+
 static int att_scan(const struct sj_host_maps *m, unsigned char *used,
 		    unsigned char *qused)
 {
+	static struct sj_att_key keys[SJ_ATT_MAX];
+	static struct sj_att vals[SJ_ATT_MAX];
 	struct folder_names f;
-	struct sj_att_key k, next;
-	struct sj_att a;
-	void *prev = NULL;
+	int n, i;
 
 	/* unreadable: release nothing, since we cannot tell */
 	if (folders_read(&f))
 		f.n = 0, f.name = NULL;
-	while (bpf_map_get_next_key(m->attachments, prev, &next) == 0) {
-		k = next;
-		if (bpf_map_lookup_elem(m->attachments, &k, &a)) {
-			prev = &k;
+	n = att_read_all(m->attachments, keys, vals);
+	for (i = 0; i < n; i++) {
+		const struct sj_att *a = &vals[i];
+
+		if (f.name && !att_has_folder(&f, &keys[i])) {
+			att_release(m, &keys[i], a->id);
 			continue;
 		}
-		if (f.name && !att_has_folder(&f, &k)) {
-			att_release(m, &k, a.id);
-			continue;	/* k is gone: next from the same prev */
-		}
-		if (a.id < SJ_ATT_MAX)
-			used[a.id] = 1;
-		for (__u32 q = a.queue_base; q < a.queue_base + a.num_txq &&
+		if (a->id < SJ_ATT_MAX)
+			used[a->id] = 1;
+		for (__u32 q = a->queue_base; q < a->queue_base + a->num_txq &&
 		     q < SJ_QUEUES_HOST; q++)
 			qused[q] = 1;
-		prev = &k;
 	}
 	free(f.name);
 	return 0;
