@@ -566,6 +566,23 @@ static bool host_idle(const char *ours)
 	return idle;
 }
 
+void sj_host_reconcile(void)
+{
+	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
+	struct sj_host_maps m;
+	struct stat st;
+	char why[64];
+
+	if (stat(SJ_HOST_DIR, &st))
+		return;
+	if (sj_host_maps_open(&m, why, sizeof(why)) == 0) {
+		att_scan(&m, used, qused);
+		sj_host_maps_close(&m);
+	}
+	if (host_idle(NULL))
+		sj_pins_remove_dir(SJ_HOST_DIR);
+}
+
 void sj_host_remove(const struct sj_meta *meta, const char *folder)
 {
 	struct sj_att_key k = { .netns_cookie = meta->netns_cookie,

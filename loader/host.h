@@ -44,6 +44,10 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
  * Idempotent. */
 void sj_host_remove(const struct sj_meta *meta, const char *folder);
 /* -EPROTO, and which map in why, for a host another version made */
+/* entries no attachment folder speaks for (a command killed between the
+ * folder and the host's maps) released, and the host with the last one;
+ * pins.c's sweep runs it whenever a command takes the lock */
+void sj_host_reconcile(void);
 int sj_host_maps_open(struct sj_host_maps *m, char *why, size_t len);
 void sj_host_maps_close(struct sj_host_maps *m);
 int sj_host_flows_drop(int flows_fd, __u32 id);

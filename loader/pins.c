@@ -164,6 +164,7 @@ static void sweep_stale_tmp(void)
 		if (!strncmp(de->d_name, "tmp-", 4))
 			remove_stale_tmp(de->d_name);
 	closedir(d);
+	sj_host_reconcile();
 }
 
 /* Held until the process exits: attach, change and detach of any device

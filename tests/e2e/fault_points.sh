@@ -6,7 +6,10 @@
 # turn (the k-th call of that syscall), one run per syscall.  Commands: attach (tcx), attach hook clsact, change, detach
 # of a tcx and of a clsact attachment.  After each kill, `sojourn show`
 # must agree with the pins and the kernel, and one `detach` must leave
-# nothing: no pins, no program, no filter, no clsact qdisc we made.
+# nothing: no pins, no program, no filter, no clsact qdisc we made, no
+# entry in the host's maps.  The tcx scenarios make and remove the host's
+# object (loader/host.c) with the device's attachment; the clsact ones
+# join and leave a host another device keeps attached.
 # A failure names the command and the syscall the kill landed on.
 # Exit 0 pass, 1 fail, 77 skip.
 
@@ -17,16 +20,31 @@ fl_require strace
 NS=sjp$$
 DEV=pa$$
 SET=bpf,sendto,sendmsg,mkdir,rename,unlink,unlinkat,rmdir,flock,setns
+KEEP=pk$$
 fl_setup
 fl_reference "$NS" "$DEV" || { echo "FAIL: reference attach"; exit 1; }
+ip -n "$NS" link add "$KEEP" type veth peer name "${KEEP}p" &&
+ip -n "$NS" link set "$KEEP" up && ip -n "$NS" link set "${KEEP}p" up &&
+tc -n "$NS" qdisc add dev "$KEEP" root pfifo || { echo "FAIL: keeper device"; exit 1; }
+trap 'timeout 10 "$SOJOURN" detach "$KEEP" -n "$NS" >/dev/null 2>&1; fl_cleanup' EXIT
+
+# entries of the host's attachments map for DEV (none when there is no host)
+host_entries() {
+	local idx
+	idx=$(ifindex "$NS" "$DEV")
+	bpftool map dump pinned "$PIN_ROOT/host/attachments" -j 2>/dev/null |
+		jq --argjson i "$idx" --argjson c "$COOKIE" \
+			'[.[] | select(.formatted.key.ifindex == $i and .formatted.key.netns_cookie == $c)] | length' 2>/dev/null ||
+		echo 0
+}
 
 # nothing of ours on the device, or say what is left
 clean() {
 	local f h q
 	f=$(folders "$NS" "$DEV") h=$(hooked "$NS" "$DEV")
 	q=$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)
-	[ "$f$h$q$(tmp_folders)" = 0000 ] && return 0
-	echo "left: folders $f, programs $h, clsact qdisc $q, half-built $(tmp_folders)"
+	[ "$f$h$q$(tmp_folders)$(host_entries)" = 00000 ] && return 0
+	echo "left: folders $f, programs $h, clsact qdisc $q, half-built $(tmp_folders), host entries $(host_entries)"
 	return 1
 }
 
@@ -79,11 +97,16 @@ scenario() {
 	[ "$bad" = 0 ] && pass "$name: killed at each of $total syscalls, always whole or absent, one detach cleans"
 }
 
-scenario "attach (tcx)" -- attach "$DEV"
-scenario "attach hook clsact" -- attach "$DEV" hook clsact
+scenario "attach (tcx), making the host" -- attach "$DEV"
 scenario "change" attach "$DEV" -- change "$DEV" target 2ms ecn
-scenario "detach (tcx)" attach "$DEV" -- detach "$DEV"
-scenario "detach (clsact)" attach "$DEV" hook clsact -- detach "$DEV"
+scenario "detach (tcx), removing the host" attach "$DEV" -- detach "$DEV"
+# (another user's attachment would keep it: judged only when none is there)
+[ -e "$PIN_ROOT/host" ] && [ -z "$(ls "$PIN_ROOT" | grep -v '^host$')" ] &&
+	fail "the host stays with no attachment left"
+"$SOJOURN" attach "$KEEP" -n "$NS" >/dev/null || fail "attach $KEEP"
+scenario "attach hook clsact, joining the host" -- attach "$DEV" hook clsact
+scenario "detach (clsact), leaving the host" attach "$DEV" hook clsact -- detach "$DEV"
+"$SOJOURN" detach "$KEEP" -n "$NS" >/dev/null || fail "detach $KEEP"
 
 [ "$FAILS" = 0 ] || exit 1
 exit 0
