@@ -37,10 +37,13 @@ fl_reference "$NS" "${DEVS[0]}" || { echo "FAIL: reference attach"; exit 1; }
 # how long each command takes here (us): kills land across all of it
 exec {SLEEPFD}<> <(:)
 usleep() { read -r -t "$(printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)))" -u "$SLEEPFD"; }
+# (bash's own clock: two `date` processes would add ~8 ms to a command of
+# ~13 on this VM, and most kills would then come after it finished)
 span() {
-	local t0=$(date +%s%N)
+	local t0=${EPOCHREALTIME/./} t1
 	"$SOJOURN" "$@" -n "$NS" >/dev/null 2>&1
-	echo $(( ($(date +%s%N) - t0) / 1000 ))
+	t1=${EPOCHREALTIME/./}
+	echo $(( t1 - t0 ))
 }
 # the fastest of three rounds: the first runs cold (a fresh clone's first
 # exec and BTF load), and a span too long lets most commands finish
