@@ -49,11 +49,10 @@ static int pin_fd(const struct attach_ctx *c, const char *name, int fd)
  * rest read an attachment's state through its folder */
 static int pin_host_map(const struct attach_ctx *c, const char *name)
 {
-	char path[SJ_PATH_MAX];
-	int fd, err;
+	int fd = sj_host_map(name), err;
 
-	if (sj_pin_path(path, SJ_HOST_DIR, name) || (fd = bpf_obj_get(path)) < 0)
-		return sj_err("cannot open %s: %s", path, strerror(errno));
+	if (fd < 0)
+		return sj_err("cannot open %s/%s: %s", SJ_HOST_DIR, name, strerror(errno));
 	err = pin_fd(c, name, fd);
 	close(fd);
 	return err;
@@ -118,11 +117,10 @@ static __u32 managed_queues(const struct sj_link *link, const char *root_kind)
 
 static int write_settings(struct attach_ctx *c, const struct sj_settings *set)
 {
-	char path[SJ_PATH_MAX];
-	int fd, err = 0;
+	int fd = sj_host_map("settings"), err = 0;
 
-	if (sj_pin_path(path, SJ_HOST_DIR, "settings") || (fd = bpf_obj_get(path)) < 0)
-		return sj_err("cannot open %s: %s", path, strerror(errno));
+	if (fd < 0)
+		return sj_err("cannot open %s/settings: %s", SJ_HOST_DIR, strerror(errno));
 	if (bpf_map_update_elem(fd, &c->meta.att_id, set, 0))
 		err = sj_err("cannot write settings: %s", strerror(errno));
 	close(fd);

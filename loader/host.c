@@ -217,7 +217,7 @@ int sj_host_dequeue(void)
 	return 0;
 }
 
-static int host_map(const char *name)
+int sj_host_map(const char *name)
 {
 	char path[SJ_PATH_MAX];
 
@@ -243,7 +243,7 @@ static int host_map_checked(const char *name, __u32 key, __u32 value,
 			snprintf(why, len, "%s", name);
 		return fd < 0 ? -errno : fd;
 	}
-	fd = host_map(name);
+	fd = sj_host_map(name);
 	if (fd < 0)
 		return -errno;
 	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) == 0 &&
@@ -372,6 +372,10 @@ static int folders_read(struct folder_names *f)
 			void *p = realloc(f->name, (cap = cap ? 2 * cap : 256) * sizeof(*f->name));
 
 			if (!p) {
+				/* a partial list would read as folders gone */
+				free(f->name);
+				f->name = NULL;
+				f->n = 0;
 				closedir(d);
 				return -ENOMEM;
 			}
@@ -403,11 +407,6 @@ static void att_release(const struct sj_host_maps *m, const struct sj_att_key *k
 	sj_host_flows_drop(m->flows, id);
 }
 
-/*
- * Free ids and queue ranges: what the attachments hold.  An entry no folder
- * speaks for (an attach killed between registering and pinning its meta)
- * is released here, so nothing leaks for good.
- */
 /* Every entry of the attachments map into keys and vals (SJ_ATT_MAX
  * each): in batches, two calls for a full host instead of two per entry
  * (1000 calls, ~10 ms of a pod's ADD at 250 pods); key by key where the
@@ -442,22 +441,35 @@ static int att_read_all(int fd, struct sj_att_key *keys, struct sj_att *vals)
 	return n;
 }
 
-static int att_scan(const struct sj_host_maps *m, unsigned char *used,
-		    unsigned char *qused)
+/* Nothing under SJ_PIN_ROOT but the host's own folder (finished, or
+ * being made or taken down: tmp-PID-host reads as "host") */
+static bool folders_idle(const struct folder_names *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (strcmp(f->name[i], ".") && strcmp(f->name[i], "..") &&
+		    strcmp(f->name[i], SJ_HOST_NAME))
+			return false;
+	return true;
+}
+
+/*
+ * Free ids and queue ranges: what the attachments hold (used, qused).  An
+ * entry no folder in f speaks for (a command killed between the folder
+ * and the host's maps) is released here, so nothing leaks for good; with
+ * f unread (NULL names), nothing is released, since we cannot tell.
+ */
+static void att_scan(const struct sj_host_maps *m, const struct folder_names *f,
+		     unsigned char *used, unsigned char *qused)
 {
 	static struct sj_att_key keys[SJ_ATT_MAX];
 	static struct sj_att vals[SJ_ATT_MAX];
-	struct folder_names f;
 	int n, i;
 
-	/* unreadable: release nothing, since we cannot tell */
-	if (folders_read(&f))
-		f.n = 0, f.name = NULL;
 	n = att_read_all(m->attachments, keys, vals);
 	for (i = 0; i < n; i++) {
 		const struct sj_att *a = &vals[i];
 
-		if (f.name && !att_has_folder(&f, &keys[i])) {
+		if (f->name && !att_has_folder(f, &keys[i])) {
 			att_release(m, &keys[i], a->id);
 			continue;
 		}
@@ -467,8 +479,6 @@ static int att_scan(const struct sj_host_maps *m, unsigned char *used,
 		     q < SJ_QUEUES_HOST; q++)
 			qused[q] = 1;
 	}
-	free(f.name);
-	return 0;
 }
 
 int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
@@ -476,6 +486,7 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 {
 	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
 	char why[64] = "";
+	struct folder_names f;
 	struct sj_host_maps m;
 	struct sj_queue zq;
 	struct sj_att old;
@@ -495,7 +506,9 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 	 * caller checked), so it is released like any other */
 	if (bpf_map_lookup_elem(m.attachments, key, &old) == 0)
 		att_release(&m, key, old.id);
-	att_scan(&m, used, qused);
+	folders_read(&f);
+	att_scan(&m, &f, used, qused);
+	free(f.name);
 	for (id = 1; id < SJ_ATT_MAX && used[id]; id++)
 		;
 	for (base = 0; base < SJ_QUEUES_HOST && run < num_txq; base++)
@@ -541,57 +554,43 @@ fail:
 		      strerror(err));
 }
 
-/* No attachment folder left (finished or tmp-) but .host and ours */
-static bool host_idle(const char *ours)
+/* No attachment folder left, finished or tmp-, but the host's own */
+static bool host_idle(void)
 {
-	struct dirent *de;
-	bool idle = true;
-	DIR *d = opendir(SJ_PIN_ROOT);
+	struct folder_names f;
+	bool idle = folders_read(&f) == 0 && folders_idle(&f);
 
-	if (!d)
-		return false;
-	while (idle && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, SJ_HOST_NAME))
-			continue;
-		if (ours && !strcmp(de->d_name, ours))
-			continue;
-		/* the host's own folder, being made or taken down */
-		if (!strncmp(de->d_name, "tmp-", 4) &&
-		    strlen(de->d_name) > 4 &&
-		    !strcmp(de->d_name + strlen(de->d_name) - 4, "host"))
-			continue;
-		idle = false;
-	}
-	closedir(d);
+	free(f.name);
 	return idle;
 }
 
 void sj_host_reconcile(void)
 {
 	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
+	struct folder_names f;
 	struct sj_host_maps m;
 	struct stat st;
 	char why[64];
 
 	if (stat(SJ_HOST_DIR, &st))
 		return;
+	folders_read(&f);	/* one listing for both questions */
 	if (sj_host_maps_open(&m, why, sizeof(why)) == 0) {
-		att_scan(&m, used, qused);
+		att_scan(&m, &f, used, qused);
 		sj_host_maps_close(&m);
 	}
-	if (host_idle(NULL))
+	if (f.name && folders_idle(&f))
 		sj_pins_remove_dir(SJ_HOST_DIR);
+	free(f.name);
 }
 
-void sj_host_remove(const struct sj_meta *meta, const char *folder)
+void sj_host_remove(const struct sj_meta *meta)
 {
 	struct sj_att_key k = { .netns_cookie = meta->netns_cookie,
 				.ifindex = meta->ifindex,
 				.dir = meta->direction };
-	const char *base = folder ? strrchr(folder, '/') : NULL;
 	struct sj_host_maps m;
 	struct sj_att a;
-
 	char why[64];
 
 	/* another version's host: its entries are not ours to read */
@@ -603,6 +602,6 @@ void sj_host_remove(const struct sj_meta *meta, const char *folder)
 			att_release(&m, &k, a.id);
 		sj_host_maps_close(&m);
 	}
-	if (host_idle(base ? base + 1 : NULL))
+	if (host_idle())
 		sj_pins_remove_dir(SJ_HOST_DIR);
 }

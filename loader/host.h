@@ -39,10 +39,11 @@ int sj_host_prog(const struct sj_prog_want *w);
 int sj_host_dequeue(void);
 int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 		const struct sj_settings *set, struct sj_host_att *out);
-/* the attachment of meta leaves the host's maps; folder (may be NULL) is
- * its own, going; with no attachment left, the host goes too.
- * Idempotent. */
-void sj_host_remove(const struct sj_meta *meta, const char *folder);
+/* the attachment of meta leaves the host's maps (its folder is gone);
+ * with no attachment left, the host goes too.  Idempotent. */
+void sj_host_remove(const struct sj_meta *meta);
+/* one of the host's pinned maps by name: an fd to close, or -1 */
+int sj_host_map(const char *name);
 /* -EPROTO, and which map in why, for a host another version made */
 /* entries no attachment folder speaks for (a command killed between the
  * folder and the host's maps) released, and the host with the last one;

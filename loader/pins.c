@@ -97,7 +97,7 @@ static int remove_attachment(const char *path)
 	int err = remove_contents(path);
 
 	if (ours)
-		sj_host_remove(&meta, NULL);
+		sj_host_remove(&meta);
 	return err;
 }
 
