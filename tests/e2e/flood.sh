@@ -46,7 +46,9 @@ stall_loop() {
 	while :; do
 		t0=$(date +%s%N); sleep 0.1; t1=$(date +%s%N)
 		worst=$(( (t1 - t0) / 1000000 > worst ? (t1 - t0) / 1000000 : worst ))
-		echo "$worst" >"$WORK/stall"
+		# a rename, not a rewrite: the kill below may land between
+		# a truncation and its write and leave nothing to read
+		echo "$worst" >"$WORK/stall.new" && mv -f "$WORK/stall.new" "$WORK/stall"
 	done
 }
 stall_loop & stall_pid=$!
