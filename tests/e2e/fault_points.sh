@@ -3,7 +3,13 @@
 #
 # kill -9 at every point that matters, deterministically: strace delivers
 # SIGKILL on entry to each bpf/netlink/pin-folder syscall of a command in
-# turn (the k-th call of that syscall), one run per syscall.  Commands: attach (tcx), attach hook clsact, change, detach
+# turn (the k-th call of that syscall), one run per syscall, save those
+# that only read or make what dies with the process (READ_ONLY below: a
+# map or program held by an fd alone, a lookup, a query).  A kill at one
+# of those leaves the same state behind as a kill at the next call that
+# does change what outlives the process, which is a point of its own, so
+# skipping them loses no state and takes two thirds off the runs.
+# Commands: attach (tcx), attach hook clsact, change, detach
 # of a tcx and of a clsact attachment.  After each kill, `sojourn show`
 # must agree with the pins and the kernel, and one `detach` must leave
 # nothing: no pins, no program, no filter, no clsact qdisc we made, no
@@ -20,6 +26,17 @@ fl_require strace
 NS=sjp$$
 DEV=pa$$
 SET=bpf,sendto,sendmsg,mkdir,rename,unlink,unlinkat,rmdir,flock,setns
+# Calls that change nothing a killed process leaves behind.  Netlink sends
+# stay points (a dump and a change look alike here), and so do
+# BPF_MAP_FREEZE and BPF_PROG_BIND_MAP, though today they act on objects
+# no pin holds yet.
+declare -A READ_ONLY=()
+for op in BPF_MAP_CREATE BPF_PROG_LOAD BPF_BTF_LOAD BPF_OBJ_GET BPF_OBJ_GET_INFO_BY_FD \
+	BPF_MAP_LOOKUP_ELEM BPF_MAP_LOOKUP_BATCH BPF_MAP_GET_NEXT_KEY BPF_PROG_QUERY \
+	BPF_MAP_GET_FD_BY_ID BPF_PROG_GET_FD_BY_ID BPF_LINK_GET_FD_BY_ID BPF_BTF_GET_FD_BY_ID \
+	BPF_MAP_GET_NEXT_ID BPF_PROG_GET_NEXT_ID BPF_LINK_GET_NEXT_ID setns; do
+	READ_ONLY[$op]=1
+done
 KEEP=pk$$
 fl_setup
 fl_reference "$NS" "$DEV" || { echo "FAIL: reference attach"; exit 1; }
@@ -56,7 +73,7 @@ calls() {
 
 # scenario NAME SETUP... -- COMMAND...
 scenario() {
-	local name=$1 setup=() cmd=() n total bad=0 what why
+	local name=$1 setup=() cmd=() n total points=0 bad=0 what why op
 	shift
 	while [ "$1" != -- ]; do setup+=("$1"); shift; done
 	shift
@@ -75,6 +92,9 @@ scenario() {
 	for ((n = 1; n <= total; n++)); do
 		sc=${trace[n - 1]%% *}
 		seen[$sc]=$(( ${seen[$sc]:-0} + 1 ))
+		op=${trace[n - 1]#* }
+		[ -n "${READ_ONLY[${op:-$sc}]:-}" ] && continue
+		points=$((points + 1))
 		[ ${#setup[@]} -gt 0 ] && "$SOJOURN" "${setup[@]}" -n "$NS" >/dev/null
 		# strace dies of the same signal as its tracee: quiet bash
 		( strace -f -qq -o /dev/null -e trace="$SET" \
@@ -94,7 +114,8 @@ scenario() {
 			tc -n "$NS" qdisc del dev "$DEV" clsact 2>/dev/null
 		fi
 	done
-	[ "$bad" = 0 ] && pass "$name: killed at each of $total syscalls, always whole or absent, one detach cleans"
+	[ "$points" -lt 3 ] && fail "$name: only $points of $total syscalls change anything"
+	[ "$bad" = 0 ] && pass "$name: killed at each of $points syscalls that change what outlives it (of $total), always whole or absent, one detach cleans"
 }
 
 scenario "attach (tcx), making the host" -- attach "$DEV"
