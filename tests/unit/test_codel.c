@@ -15,17 +15,19 @@
  *
  * Build: cc -O2 -Wall -Wextra -Werror -I include tests/unit/test_codel.c \
  *           -o /tmp/test_codel -lm
- * Output: one "PASS name" / "FAIL name: detail" line per case; exit 0 iff
- * every case passed.
+ * Output (tests/lib/check.h): one "PASS name" / "FAIL name: detail" line
+ * per case, then "PASS test_codel (n checks)"; exit 0 iff every check
+ * passed.
  */
 #include <linux/types.h>
 #include "../../include/codel.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "../lib/check.h"
 
 /* ===================================================================== */
 /* Reference model                                                       */
@@ -155,48 +157,6 @@ static int ref_over_ce(uint32_t ce_threshold, uint32_t sojourn)
 	return ref_after(sojourn, ce_threshold);
 }
 
-/* ===================================================================== */
-/* Test plumbing                                                         */
-/* ===================================================================== */
-
-static int case_failed;
-static char case_msg[600];
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;		/* keep the first failure */
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(case_msg, sizeof(case_msg), fmt, ap);
-	va_end(ap);
-}
-
-#define EXPECT(cond, ...)                                                    \
-	do {                                                                 \
-		if (!(cond))                                                 \
-			fail(__VA_ARGS__);                                   \
-	} while (0)
-
-static int n_fail;
-
-static void run_case(const char *name, void (*fn)(void))
-{
-	case_failed = 0;
-	case_msg[0] = 0;
-	fn();
-	if (case_failed) {
-		n_fail++;
-		printf("FAIL %s: %s\n", name, case_msg);
-	} else {
-		printf("PASS %s\n", name);
-	}
-	fflush(stdout);
-}
-
 /* Standard parameters: the kernel defaults (target 5 ms, interval 100 ms),
  * mtu 1514, ECN on, ce_threshold off. */
 #define MTU		1514u
@@ -248,11 +208,11 @@ static int step(struct pair *x, uint32_t now, uint32_t sojourn,
 	unsigned long n = x->steps++;
 
 #define CMP(field, a, b)                                                     \
-	EXPECT((uint64_t)(a) == (uint64_t)(b),                               \
-	       "dequeue #%lu now=%u sojourn=%u backlog=%u: %s codel.h=%llu " \
-	       "model=%llu",                                                 \
-	       n, now, sojourn, backlog, field, (unsigned long long)(a),     \
-	       (unsigned long long)(b))
+	CHECK((uint64_t)(a) == (uint64_t)(b),                                \
+	      "dequeue #%lu now=%u sojourn=%u backlog=%u: %s codel.h=%llu "  \
+	      "model=%llu",                                                  \
+	      n, now, sojourn, backlog, field, (unsigned long long)(a),      \
+	      (unsigned long long)(b))
 	CMP("signal", got, want);
 	CMP("count", x->v.count, x->r.count);
 	CMP("lastcount", x->v.lastcount, x->r.lastcount);
@@ -315,7 +275,8 @@ static void case_a(void)
 	int i;
 
 	nsig_a = run_overload(BASE_A, 5001, sig_a, &x);
-	EXPECT(nsig_a >= 3, "only %d signals in 5 s of overload", nsig_a);
+	CHECK(nsig_a >= 3, "%d signals in 5 s of overload, want at least 3",
+	      nsig_a);
 	if (nsig_a < 3)
 		return;
 
@@ -328,14 +289,15 @@ static void case_a(void)
 	 * rec = 0xffff, drop_next = now + floor(97656*65535/65536)
 	 * = now + floor(6399885960/65536) = now + 97654 = base + 196286.
 	 */
-	EXPECT(ms_units(100) == I_UNITS, "now_100 should equal t0+interval");
-	EXPECT(sig_a[0].k == 101 && sig_a[0].now == BASE_A + 98632 &&
-	       sig_a[0].count == 1 && sig_a[0].rec == 0xffff &&
-	       sig_a[0].next == BASE_A + 196286,
-	       "signal 1: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
-	       "k=101 now=base+98632 count=1 rec=65535 next=base+196286",
-	       sig_a[0].k, sig_a[0].now - BASE_A, sig_a[0].count,
-	       sig_a[0].rec, sig_a[0].next - BASE_A);
+	CHECK(ms_units(100) == I_UNITS, "now_100 = base+%u, want base+interval "
+	      "= base+%u", ms_units(100), I_UNITS);
+	CHECK(sig_a[0].k == 101 && sig_a[0].now == BASE_A + 98632 &&
+	      sig_a[0].count == 1 && sig_a[0].rec == 0xffff &&
+	      sig_a[0].next == BASE_A + 196286,
+	      "signal 1: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
+	      "k=101 now=base+98632 count=1 rec=65535 next=base+196286",
+	      sig_a[0].k, sig_a[0].now - BASE_A, sig_a[0].count,
+	      sig_a[0].rec, sig_a[0].next - BASE_A);
 
 	/*
 	 * Signal 2 at the first now >= base + 196286: k >= 196286*1024/1e6
@@ -348,13 +310,13 @@ static void case_a(void)
 	 *           = 196286 + floor(3200089464/65536) = 196286 + 48829
 	 *           = base + 245115.
 	 */
-	EXPECT(sig_a[1].k == 201 && sig_a[1].now == BASE_A + 196289 &&
-	       sig_a[1].count == 2 && sig_a[1].rec == 32769 &&
-	       sig_a[1].next == BASE_A + 245115,
-	       "signal 2: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
-	       "k=201 now=base+196289 count=2 rec=32769 next=base+245115",
-	       sig_a[1].k, sig_a[1].now - BASE_A, sig_a[1].count,
-	       sig_a[1].rec, sig_a[1].next - BASE_A);
+	CHECK(sig_a[1].k == 201 && sig_a[1].now == BASE_A + 196289 &&
+	      sig_a[1].count == 2 && sig_a[1].rec == 32769 &&
+	      sig_a[1].next == BASE_A + 245115,
+	      "signal 2: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
+	      "k=201 now=base+196289 count=2 rec=32769 next=base+245115",
+	      sig_a[1].k, sig_a[1].now - BASE_A, sig_a[1].count,
+	      sig_a[1].rec, sig_a[1].next - BASE_A);
 
 	/*
 	 * Signal 3 at the first now >= base + 245115: k >= 250.998, so
@@ -367,13 +329,13 @@ static void case_a(void)
 	 *           = 245115 + floor(3599990784/65536) = 245115 + 54931
 	 *           = base + 300046.
 	 */
-	EXPECT(sig_a[2].k == 251 && sig_a[2].now == BASE_A + 245117 &&
-	       sig_a[2].count == 3 && sig_a[2].rec == 36864 &&
-	       sig_a[2].next == BASE_A + 300046,
-	       "signal 3: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
-	       "k=251 now=base+245117 count=3 rec=36864 next=base+300046",
-	       sig_a[2].k, sig_a[2].now - BASE_A, sig_a[2].count,
-	       sig_a[2].rec, sig_a[2].next - BASE_A);
+	CHECK(sig_a[2].k == 251 && sig_a[2].now == BASE_A + 245117 &&
+	      sig_a[2].count == 3 && sig_a[2].rec == 36864 &&
+	      sig_a[2].next == BASE_A + 300046,
+	      "signal 3: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
+	      "k=251 now=base+245117 count=3 rec=36864 next=base+300046",
+	      sig_a[2].k, sig_a[2].now - BASE_A, sig_a[2].count,
+	      sig_a[2].rec, sig_a[2].next - BASE_A);
 
 	/* Every signal is at the first dequeue at or after the scheduled
 	 * drop_next, count goes up by one per signal, and dropping stays on. */
@@ -381,15 +343,20 @@ static void case_a(void)
 		uint32_t sched = sig_a[i - 1].next;
 		uint32_t prev_now = BASE_A + ms_units(sig_a[i].k - 1);
 
-		EXPECT(sig_a[i].count == sig_a[i - 1].count + 1,
-		       "signal %d: count %u after %u", i + 1, sig_a[i].count,
-		       sig_a[i - 1].count);
-		EXPECT(codel_time_after_eq(sig_a[i].now, sched) &&
-		       (int32_t)(prev_now - sched) < 0,
-		       "signal %d at k=%u is not the first dequeue at/after "
-		       "drop_next=base+%u", i + 1, sig_a[i].k, sched - BASE_A);
+		CHECK(sig_a[i].count == sig_a[i - 1].count + 1,
+		      "signal %d: count %u after %u, want %u", i + 1,
+		      sig_a[i].count, sig_a[i - 1].count,
+		      sig_a[i - 1].count + 1);
+		CHECK(codel_time_after_eq(sig_a[i].now, sched) &&
+		      (int32_t)(prev_now - sched) < 0,
+		      "signal %d at k=%u now=base+%u (the dequeue before at "
+		      "base+%u), want the first dequeue at/after "
+		      "drop_next=base+%u", i + 1, sig_a[i].k,
+		      sig_a[i].now - BASE_A, prev_now - BASE_A,
+		      sched - BASE_A);
 	}
-	EXPECT(x.v.dropping == 1, "left dropping state under overload");
+	CHECK(x.v.dropping == 1, "dropping=%u after 5 s of overload, want 1",
+	      x.v.dropping);
 
 	/*
 	 * Spacing of scheduled signals: after the signal that made count = c,
@@ -413,27 +380,29 @@ static void case_a(void)
 			double want = 97656.0 / sqrt((double)c);
 
 			if (c >= 2 && c <= 6) {
-				EXPECT(sp == early[c],
-				       "spacing at count %u is %u, want %u", c,
-				       sp, early[c]);
+				CHECK(sp == early[c],
+				      "spacing at count %u is %u, want %u", c,
+				      sp, early[c]);
 			} else {
-				EXPECT(fabs(sp / want - 1.0) <= 0.01,
-				       "spacing at count %u is %u units, "
-				       "interval/sqrt(count) = %.1f (>1%%)",
-				       c, sp, want);
+				CHECK(fabs(sp / want - 1.0) <= 0.01,
+				      "spacing at count %u is %u units, "
+				      "want interval/sqrt(count) = %.1f "
+				      "within 1%%",
+				      c, sp, want);
 			}
 			if (c >= 4)
-				EXPECT(sp <= prev_sp,
-				       "spacing grew at count %u: %u > %u", c,
-				       sp, prev_sp);
+				CHECK(sp <= prev_sp,
+				      "spacing at count %u is %u, want at "
+				      "most the one before, %u", c, sp,
+				      prev_sp);
 			prev_sp = sp;
 		}
 	}
 
 	/* No signal during the first interval; total count after 5 s from the
 	 * same recurrence (~ ((5000-101)/200)^2 by the sqrt law): 643. */
-	EXPECT(x.v.count == 643 && nsig_a == 643,
-	       "after 5 s: count=%u signals=%d, want 643", x.v.count, nsig_a);
+	CHECK(x.v.count == 643 && nsig_a == 643,
+	      "after 5 s: count=%u signals=%d, want 643", x.v.count, nsig_a);
 }
 
 /* ===================================================================== */
@@ -470,15 +439,15 @@ static void case_b(void)
 	/* 80 dequeues above: the first arms first_above_time = now + 100 ms,
 	 * the 80th is 79 ms later: never strictly after it. */
 	n = run_bursts(80, 50, 5000, &k1);
-	EXPECT(n == 0, "80 ms bursts: %d signals (first at k=%u), want 0", n,
-	       k1);
+	CHECK(n == 0, "80 ms bursts: %d signals (first at k=%u), want 0", n,
+	      k1);
 
 	/* Sanity that the trace can signal at all: 102 ms bursts signal at
 	 * the 102nd dequeue of the first burst (k = 101, see (a)). */
 	n = run_bursts(102, 50, 5000, &k1);
-	EXPECT(n > 0 && k1 == 101,
-	       "102 ms bursts: %d signals, first at k=%u, want first at 101",
-	       n, k1);
+	CHECK(n > 0 && k1 == 101,
+	      "102 ms bursts: %d signals, first at k=%u, want first at 101",
+	      n, k1);
 }
 
 /* ===================================================================== */
@@ -518,6 +487,7 @@ static void case_c_short(void)
 {
 	struct pair e1, a;
 	uint32_t k2 = 0;
+	int found;
 
 	/*
 	 * 1 s of overload: by the schedule of (a) count = 29 at k = 999,
@@ -534,33 +504,34 @@ static void case_c_short(void)
 	 * drop_next = now + floor(97656*12379/65536) = now + 18446 =
 	 * base + 1122938.
 	 */
-	if (!run_reentry(1000, 30, 500, &e1, &a, &k2)) {
-		fail("no signal after the good spell");
+	found = run_reentry(1000, 30, 500, &e1, &a, &k2);
+	CHECK(found, "no signal after the 30 ms good spell, want one at k=1131");
+	if (!found)
 		return;
-	}
-	EXPECT(e1.v.count >= 10 && e1.v.count == 29 && e1.v.lastcount == 1 &&
-	       e1.v.dropping && e1.v.rec_inv_sqrt == 12164,
-	       "episode 1 end: count=%u lastcount=%u dropping=%u rec=%u, want "
-	       "29/1/1/12164", e1.v.count, e1.v.lastcount, e1.v.dropping,
-	       e1.v.rec_inv_sqrt);
-	EXPECT(a.v.count == e1.v.count - e1.v.lastcount,
-	       "re-entry count %u != count - lastcount = %u", a.v.count,
-	       e1.v.count - e1.v.lastcount);
-	EXPECT(k2 == 1131 && a.v.count == 28 && a.v.lastcount == 28 &&
-	       a.v.rec_inv_sqrt == 12379 &&
-	       a.v.first_above_time == BASE_C + 1103515 &&
-	       a.v.drop_next == BASE_C + 1122938,
-	       "re-entry: k=%u count=%u lastcount=%u rec=%u fat=base+%u "
-	       "next=base+%u; want k=1131 28/28/12379 fat=base+1103515 "
-	       "next=base+1122938", k2, a.v.count, a.v.lastcount,
-	       a.v.rec_inv_sqrt, a.v.first_above_time - BASE_C,
-	       a.v.drop_next - BASE_C);
+	CHECK(e1.v.count >= 10 && e1.v.count == 29 && e1.v.lastcount == 1 &&
+	      e1.v.dropping && e1.v.rec_inv_sqrt == 12164,
+	      "episode 1 end: count=%u lastcount=%u dropping=%u rec=%u, want "
+	      "29/1/1/12164", e1.v.count, e1.v.lastcount, e1.v.dropping,
+	      e1.v.rec_inv_sqrt);
+	CHECK(a.v.count == e1.v.count - e1.v.lastcount,
+	      "re-entry count %u, want count - lastcount = %u", a.v.count,
+	      e1.v.count - e1.v.lastcount);
+	CHECK(k2 == 1131 && a.v.count == 28 && a.v.lastcount == 28 &&
+	      a.v.rec_inv_sqrt == 12379 &&
+	      a.v.first_above_time == BASE_C + 1103515 &&
+	      a.v.drop_next == BASE_C + 1122938,
+	      "re-entry: k=%u count=%u lastcount=%u rec=%u fat=base+%u "
+	      "next=base+%u; want k=1131 28/28/12379 fat=base+1103515 "
+	      "next=base+1122938", k2, a.v.count, a.v.lastcount,
+	      a.v.rec_inv_sqrt, a.v.first_above_time - BASE_C,
+	      a.v.drop_next - BASE_C);
 }
 
 static void case_c_long(void)
 {
 	struct pair e1, a;
 	uint32_t k2 = 0;
+	int found;
 
 	/*
 	 * 2 s good spell (> 16 intervals = 1.5625 s).  Overload resumes at
@@ -570,17 +541,17 @@ static void case_c_long(void)
 	 * floor(3028320.31) = base + 3028320.  now - drop_next ~ 2 s >= 16
 	 * intervals: count = 1, rec = 0xffff, drop_next = now + 97654.
 	 */
-	if (!run_reentry(1000, 2000, 500, &e1, &a, &k2)) {
-		fail("no signal after the good spell");
+	found = run_reentry(1000, 2000, 500, &e1, &a, &k2);
+	CHECK(found, "no signal after the 2 s good spell, want one at k=3101");
+	if (!found)
 		return;
-	}
-	EXPECT(k2 == 3101 && a.v.count == 1 && a.v.lastcount == 1 &&
-	       a.v.rec_inv_sqrt == 0xffff &&
-	       a.v.drop_next == BASE_C + 3028320 + 97654,
-	       "re-entry after 2 s: k=%u count=%u lastcount=%u rec=%u "
-	       "next=base+%u; want k=3101 count=1 lastcount=1 rec=65535 "
-	       "next=base+3125974", k2, a.v.count, a.v.lastcount,
-	       a.v.rec_inv_sqrt, a.v.drop_next - BASE_C);
+	CHECK(k2 == 3101 && a.v.count == 1 && a.v.lastcount == 1 &&
+	      a.v.rec_inv_sqrt == 0xffff &&
+	      a.v.drop_next == BASE_C + 3028320 + 97654,
+	      "re-entry after 2 s: k=%u count=%u lastcount=%u rec=%u "
+	      "next=base+%u; want k=3101 count=1 lastcount=1 rec=65535 "
+	      "next=base+3125974", k2, a.v.count, a.v.lastcount,
+	      a.v.rec_inv_sqrt, a.v.drop_next - BASE_C);
 }
 
 /* End an overload episode, then re-enter at exactly now = D + since, where
@@ -596,12 +567,16 @@ static uint32_t reenter_at(uint32_t n1, uint32_t since, struct pair *out)
 	d = x.v.drop_next;
 	/* one dequeue below target ends dropping */
 	step(&x, BASE_C + ms_units(n1), CODEL_MS(1), BIG_BACKLOG);
-	EXPECT(!x.v.dropping, "still dropping after a below-target dequeue");
+	CHECK(!x.v.dropping, "dropping=%u after a below-target dequeue, want 0",
+	      x.v.dropping);
 	/* arm first_above_time 1 ms more than an interval before t1 */
 	t1 = d + since;
 	t0 = t1 - I_UNITS - 1000;
-	EXPECT(!step(&x, t0, SOJ20, BIG_BACKLOG), "signal while arming");
-	EXPECT(step(&x, t1, SOJ20, BIG_BACKLOG), "no re-entry signal at t1");
+	CHECK(!step(&x, t0, SOJ20, BIG_BACKLOG),
+	      "a signal while arming, want none");
+	CHECK(step(&x, t1, SOJ20, BIG_BACKLOG),
+	      "no signal at t1 = drop_next + %u, want the re-entry signal",
+	      since);
 	*out = x;
 	return x.v.count;
 }
@@ -613,12 +588,13 @@ static void case_c_window(void)
 
 	/* kernel rule: codel_time_before(now - drop_next, 16*interval) */
 	c = reenter_at(1000, 16 * I_UNITS - 1, &x);
-	EXPECT(c == 28 && x.v.rec_inv_sqrt == 12379,
-	       "now - drop_next = 16*interval-1: count=%u rec=%u, want 28 "
-	       "12379", c, x.v.rec_inv_sqrt);
+	CHECK(c == 28 && x.v.rec_inv_sqrt == 12379,
+	      "now - drop_next = 16*interval-1: count=%u rec=%u, want 28 "
+	      "12379", c, x.v.rec_inv_sqrt);
 	c = reenter_at(1000, 16 * I_UNITS, &x);
-	EXPECT(c == 1 && x.v.rec_inv_sqrt == 0xffff,
-	       "now - drop_next = 16*interval: count=%u, want 1", c);
+	CHECK(c == 1 && x.v.rec_inv_sqrt == 0xffff,
+	      "now - drop_next = 16*interval: count=%u rec=%u, want 1 65535",
+	      c, x.v.rec_inv_sqrt);
 	/*
 	 * Serial arithmetic as in the kernel: (s32)((now - drop_next) -
 	 * 16*interval) < 0.  now - drop_next = 2^31 + 5 gives
@@ -627,43 +603,44 @@ static void case_c_window(void)
 	 * looks recent on a 32-bit 1024 ns clock).
 	 */
 	c = reenter_at(1000, 0x80000005u, &x);
-	EXPECT(c == 1, "now - drop_next = 2^31+5: count=%u, want 1", c);
+	CHECK(c == 1, "now - drop_next = 2^31+5: count=%u, want 1", c);
 	c = reenter_at(1000, 0x80000005u + 16 * I_UNITS, &x);
-	EXPECT(c == 28, "now - drop_next = 2^31+16*interval+5: count=%u, "
-	       "want 28", c);
+	CHECK(c == 28, "now - drop_next = 2^31+16*interval+5: count=%u, "
+	      "want 28", c);
 }
 
 static void case_c_delta(void)
 {
 	struct pair e1, a;
 	uint32_t k2 = 0;
+	int found;
 
 	/*
 	 * Overload k < 220: signals at k = 101 and 201 only (the third is
 	 * due at k = 251): count 2, lastcount 1, delta 1, not > 1: re-entry
 	 * resets to count 1.
 	 */
-	if (!run_reentry(220, 30, 300, &e1, &a, &k2)) {
-		fail("no re-entry after 220 ms");
+	found = run_reentry(220, 30, 300, &e1, &a, &k2);
+	CHECK(found, "no re-entry after 220 ms, want one");
+	if (!found)
 		return;
-	}
-	EXPECT(e1.v.count == 2 && a.v.count == 1 && a.v.rec_inv_sqrt == 0xffff,
-	       "delta 1: ep1 count=%u re-entry count=%u rec=%u, want 2 1 "
-	       "65535", e1.v.count, a.v.count, a.v.rec_inv_sqrt);
+	CHECK(e1.v.count == 2 && a.v.count == 1 && a.v.rec_inv_sqrt == 0xffff,
+	      "delta 1: ep1 count=%u re-entry count=%u rec=%u, want 2 1 "
+	      "65535", e1.v.count, a.v.count, a.v.rec_inv_sqrt);
 	/*
 	 * Overload k < 260: three signals, count 3, delta 2 > 1: count = 2,
 	 * Newton(2) from 36864: 36864^2 = 1358954496; 3*2^32 - 2*that =
 	 * 10166992896; >> 2 = 2541748224; *36864 >> 31 = 43632.
 	 */
-	if (!run_reentry(260, 30, 300, &e1, &a, &k2)) {
-		fail("no re-entry after 260 ms");
+	found = run_reentry(260, 30, 300, &e1, &a, &k2);
+	CHECK(found, "no re-entry after 260 ms, want one");
+	if (!found)
 		return;
-	}
-	EXPECT(e1.v.count == 3 && a.v.count == 2 && a.v.lastcount == 2 &&
-	       a.v.rec_inv_sqrt == 43632,
-	       "delta 2: ep1 count=%u re-entry count=%u lastcount=%u rec=%u, "
-	       "want 3 2 2 43632", e1.v.count, a.v.count, a.v.lastcount,
-	       a.v.rec_inv_sqrt);
+	CHECK(e1.v.count == 3 && a.v.count == 2 && a.v.lastcount == 2 &&
+	      a.v.rec_inv_sqrt == 43632,
+	      "delta 2: ep1 count=%u re-entry count=%u lastcount=%u rec=%u, "
+	      "want 3 2 2 43632", e1.v.count, a.v.count, a.v.lastcount,
+	      a.v.rec_inv_sqrt);
 }
 
 /* ===================================================================== */
@@ -679,21 +656,23 @@ static void case_d(void)
 	pair_init(&x);
 	for (k = 0; k < 1000; k++)
 		step(&x, BASE_C + ms_units(k), SOJ20, BIG_BACKLOG);
-	EXPECT(x.v.dropping && x.v.count == 29,
-	       "before drain: dropping=%u count=%u, want 1 29", x.v.dropping,
-	       x.v.count);
+	CHECK(x.v.dropping && x.v.count == 29,
+	      "before drain: dropping=%u count=%u, want 1 29", x.v.dropping,
+	      x.v.count);
 	/* k = 1000 is the first dequeue below target: dropping ends there,
 	 * even though drop_next (base + 991689) is not even due yet */
-	EXPECT(!step(&x, BASE_C + ms_units(1000), CODEL_MS(1), BIG_BACKLOG),
-	       "signal on the first below-target dequeue");
-	EXPECT(!x.v.dropping && x.v.first_above_time == 0 && x.v.count == 29,
-	       "after first below-target dequeue: dropping=%u fat=%u count=%u"
-	       ", want 0 0 29 (count is kept for re-entry)", x.v.dropping,
-	       x.v.first_above_time, x.v.count);
+	CHECK(!step(&x, BASE_C + ms_units(1000), CODEL_MS(1), BIG_BACKLOG),
+	      "a signal on the first below-target dequeue, want none");
+	CHECK(!x.v.dropping && x.v.first_above_time == 0 && x.v.count == 29,
+	      "after first below-target dequeue: dropping=%u fat=%u count=%u"
+	      ", want 0 0 29 (count is kept for re-entry)", x.v.dropping,
+	      x.v.first_above_time, x.v.count);
 	for (k = 1001; k < 3000; k++)
 		late += step(&x, BASE_C + ms_units(k), CODEL_MS(1),
 			     BIG_BACKLOG);
-	EXPECT(late == 0 && !x.v.dropping, "%d signals while drained", late);
+	CHECK(late == 0 && !x.v.dropping,
+	      "%d signals while drained, dropping=%u; want 0 0", late,
+	      x.v.dropping);
 }
 
 /* ===================================================================== */
@@ -704,33 +683,37 @@ static void case_e(void)
 {
 	struct pair x;
 	uint32_t k, first = 0;
-	int n = 0;
+	int n = 0, sig;
 
 	pair_init(&x);
 	for (k = 0; k < 5000; k++)
 		n += step(&x, BASE_C + ms_units(k), CODEL_MS(500), MTU);
-	EXPECT(n == 0 && x.v.first_above_time == 0 && !x.v.dropping,
-	       "backlog == mtu: %d signals", n);
+	CHECK(n == 0 && x.v.first_above_time == 0 && !x.v.dropping,
+	      "backlog == mtu: %d signals fat=%u dropping=%u, want 0 0 0", n,
+	      x.v.first_above_time, x.v.dropping);
 
 	pair_init(&x);
 	for (k = 0; k < 5000; k++)
 		n += step(&x, BASE_C + ms_units(k), CODEL_MS(500), 0);
-	EXPECT(n == 0, "backlog 0: %d signals", n);
+	CHECK(n == 0, "backlog 0: %d signals, want 0", n);
 
 	pair_init(&x);
 	for (k = 0; k < 1000; k++)
 		if (step(&x, BASE_C + ms_units(k), CODEL_MS(500), MTU + 1) &&
 		    !n++)
 			first = k;
-	EXPECT(n > 0 && first == 101,
-	       "backlog mtu+1: %d signals, first at k=%u, want first at 101",
-	       n, first);
+	CHECK(n > 0 && first == 101,
+	      "backlog mtu+1: %d signals, first at k=%u, want first at 101",
+	      n, first);
 
 	/* mid-episode: one dequeue leaving <= mtu behind ends dropping */
-	EXPECT(x.v.dropping, "not dropping under overload with mtu+1");
-	EXPECT(!step(&x, BASE_C + ms_units(1000), CODEL_MS(500), MTU) &&
-	       !x.v.dropping && x.v.first_above_time == 0,
-	       "backlog == mtu did not end the dropping state");
+	CHECK(x.v.dropping, "dropping=%u under overload with mtu+1, want 1",
+	      x.v.dropping);
+	sig = step(&x, BASE_C + ms_units(1000), CODEL_MS(500), MTU);
+	CHECK(!sig && !x.v.dropping && x.v.first_above_time == 0,
+	      "backlog == mtu mid-episode: signal=%d dropping=%u fat=%u, "
+	      "want 0 0 0 (the dropping state ended)", sig, x.v.dropping,
+	      x.v.first_above_time);
 }
 
 /* ===================================================================== */
@@ -747,20 +730,25 @@ static void case_f(void)
 		nsig_a = run_overload(BASE_A, 5001, sig_a, NULL);
 	n = run_overload(base_w, 5001, w, NULL);
 	/* now wraps at k = 51 (floor(51e6/1024) = 49804 > 48828) */
-	EXPECT(base_w + ms_units(51) < base_w, "trace does not wrap");
-	EXPECT(n == nsig_a, "%d signals across the wrap, %d without", n,
-	       nsig_a);
+	CHECK(base_w + ms_units(51) < base_w,
+	      "now_51 = %u, want it wrapped below base %u",
+	      base_w + ms_units(51), base_w);
+	CHECK(n == nsig_a, "%d signals across the wrap, want %d as without",
+	      n, nsig_a);
 	for (i = 0; i < n && i < nsig_a; i++)
-		EXPECT(w[i].k == sig_a[i].k && w[i].count == sig_a[i].count &&
-		       w[i].rec == sig_a[i].rec &&
-		       w[i].next - base_w == sig_a[i].next - BASE_A,
-		       "signal %d: wrap k=%u count=%u next=base+%u; no wrap "
-		       "k=%u count=%u next=base+%u", i + 1, w[i].k, w[i].count,
-		       w[i].next - base_w, sig_a[i].k, sig_a[i].count,
-		       sig_a[i].next - BASE_A);
-	EXPECT(n > 0 && w[0].k == 101 && w[0].now == base_w + 98632 &&
-	       w[0].now < base_w,
-	       "first signal across the wrap at k=%u", n ? w[0].k : 0);
+		CHECK(w[i].k == sig_a[i].k && w[i].count == sig_a[i].count &&
+		      w[i].rec == sig_a[i].rec &&
+		      w[i].next - base_w == sig_a[i].next - BASE_A,
+		      "signal %d across the wrap: k=%u count=%u rec=%u "
+		      "next=base+%u; want as without: k=%u count=%u rec=%u "
+		      "next=base+%u", i + 1, w[i].k, w[i].count, w[i].rec,
+		      w[i].next - base_w, sig_a[i].k, sig_a[i].count,
+		      sig_a[i].rec, sig_a[i].next - BASE_A);
+	CHECK(n > 0 && w[0].k == 101 && w[0].now == base_w + 98632 &&
+	      w[0].now < base_w,
+	      "first signal across the wrap at k=%u now=base+%u, want k=101 "
+	      "now=base+98632, past the wrap", n ? w[0].k : 0,
+	      w[0].now - base_w);
 }
 
 /*
@@ -775,8 +763,8 @@ static void case_f_sentinel(void)
 	static struct sigrec s[MAXSIG];
 	int n = run_overload((uint32_t)-I_UNITS, 400, s, NULL);
 
-	EXPECT(n > 0 && s[0].k == 102,
-	       "first signal at k=%u, want 102", n ? s[0].k : 0);
+	CHECK(n > 0 && s[0].k == 102,
+	      "first signal at k=%u, want 102", n ? s[0].k : 0);
 }
 
 /* ===================================================================== */
@@ -792,31 +780,39 @@ static void case_g(void)
 	memset(&p, 0, sizeof(p));
 	thr = CODEL_MS(1);			/* 976 */
 	p.ce_threshold = thr;
-	EXPECT(!codel_over_ce_threshold(&p, 0), "ce fires at sojourn 0");
-	EXPECT(!codel_over_ce_threshold(&p, thr - 1), "ce fires below");
-	EXPECT(!codel_over_ce_threshold(&p, thr), "ce fires at == threshold");
-	EXPECT(codel_over_ce_threshold(&p, thr + 1), "ce silent at thr+1");
-	EXPECT(codel_over_ce_threshold(&p, CODEL_MS(1000)),
-	       "ce silent at 1 s");
+	CHECK(!codel_over_ce_threshold(&p, 0),
+	      "ce fires at sojourn 0, want silent");
+	CHECK(!codel_over_ce_threshold(&p, thr - 1),
+	      "ce fires at threshold - 1, want silent");
+	CHECK(!codel_over_ce_threshold(&p, thr),
+	      "ce fires at == threshold, want silent");
+	CHECK(codel_over_ce_threshold(&p, thr + 1),
+	      "ce silent at threshold + 1, want it to fire");
+	CHECK(codel_over_ce_threshold(&p, CODEL_MS(1000)),
+	      "ce silent at 1 s, want it to fire");
 	for (s = 0; s < 4096; s++)
-		EXPECT(!!codel_over_ce_threshold(&p, s) == ref_over_ce(thr, s),
-		       "ce(%u) differs from the model", s);
+		CHECK(!!codel_over_ce_threshold(&p, s) == ref_over_ce(thr, s),
+		      "ce(%u) = %d, model %d", s,
+		      !!codel_over_ce_threshold(&p, s), ref_over_ce(thr, s));
 
 	p.ce_threshold = CODEL_DISABLED_THRESHOLD;
-	EXPECT(CODEL_DISABLED_THRESHOLD == 0x7fffffffu,
-	       "CODEL_DISABLED_THRESHOLD is not INT_MAX");
+	CHECK(CODEL_DISABLED_THRESHOLD == 0x7fffffffu,
+	      "CODEL_DISABLED_THRESHOLD = %#x, want INT_MAX 0x7fffffff",
+	      CODEL_DISABLED_THRESHOLD);
 	for (s = 0; s <= 0x7fffffffu; s++) {
 		hits += codel_over_ce_threshold(&p, s) != 0;
 		if (s == 0x7fffffffu)
 			break;
 	}
-	EXPECT(hits == 0, "disabled threshold fired %llu times",
-	       (unsigned long long)hits);
+	CHECK(hits == 0, "disabled threshold fired %llu times, want 0",
+	      (unsigned long long)hits);
 	/* beyond 2^31 - 1 the kernel's signed compare does fire; same here */
 	for (s = 0x80000000u; s < 0x80001000u; s++)
-		EXPECT(!!codel_over_ce_threshold(&p, s) ==
-		       ref_over_ce(CODEL_DISABLED_THRESHOLD, s),
-		       "disabled ce(%u) differs from the model", s);
+		CHECK(!!codel_over_ce_threshold(&p, s) ==
+		      ref_over_ce(CODEL_DISABLED_THRESHOLD, s),
+		      "disabled ce(%u) = %d, model %d", s,
+		      !!codel_over_ce_threshold(&p, s),
+		      ref_over_ce(CODEL_DISABLED_THRESHOLD, s));
 }
 
 /* ===================================================================== */
@@ -851,22 +847,23 @@ static void case_h(void)
 		v.count = c;
 		codel_newton_step(&v);
 		r = ref_newton(c, r);
-		EXPECT(v.rec_inv_sqrt == r,
-		       "count %u: codel.h rec %u, model %u", c, v.rec_inv_sqrt,
-		       r);
+		CHECK(v.rec_inv_sqrt == r,
+		      "count %u: codel.h rec %u, model %u", c, v.rec_inv_sqrt,
+		      r);
 		err = fabs(v.rec_inv_sqrt / 65536.0 * sqrt((double)c) - 1.0);
 		if (c <= 8) {
-			EXPECT(v.rec_inv_sqrt == early[c],
-			       "count %u: rec %u, want %u", c, v.rec_inv_sqrt,
-			       early[c]);
+			CHECK(v.rec_inv_sqrt == early[c],
+			      "count %u: rec %u, want %u", c, v.rec_inv_sqrt,
+			      early[c]);
 		} else if (err > worst) {
 			worst = err;
 			worst_c = c;
 		}
 	}
-	EXPECT(worst <= 0.005,
-	       "rec_inv_sqrt off 1/sqrt(count) by %.3f%% at count %u",
-	       worst * 100, worst_c);
+	CHECK(worst <= 0.005,
+	      "rec_inv_sqrt off 1/sqrt(count) by %.3f%% at count %u, want "
+	      "at most 0.5%%",
+	      worst * 100, worst_c);
 }
 
 /* ===================================================================== */
@@ -899,9 +896,9 @@ static void case_fixed_point(void)
 			v.rec_inv_sqrt = r;
 			codel_newton_step(&v);
 			want = ref_newton(c, (uint16_t)r);
-			EXPECT(v.rec_inv_sqrt == want,
-			       "newton(count=%u, rec=%u) = %u, model %u", c, r,
-			       v.rec_inv_sqrt, want);
+			CHECK(v.rec_inv_sqrt == want,
+			      "newton(count=%u, rec=%u) = %u, model %u", c, r,
+			      v.rec_inv_sqrt, want);
 		}
 	}
 	/* control law: every rec, a spread of intervals and start times */
@@ -913,21 +910,22 @@ static void case_fixed_point(void)
 				uint32_t want = ref_law(ts[j], ivals[i],
 							(uint16_t)r);
 
-				EXPECT(got == want,
-				       "law(t=%u, interval=%u, rec=%u) = %u, "
-				       "model %u", ts[j], ivals[i], r, got,
-				       want);
+				CHECK(got == want,
+				      "law(t=%u, interval=%u, rec=%u) = %u, "
+				      "model %u", ts[j], ivals[i], r, got,
+				      want);
 			}
 	/* count 1 spacing by hand: floor(97656 * 65535 / 65536) = 97654 */
-	EXPECT(codel_control_law(0, CODEL_MS(100), 0xffff) == 97654,
-	       "law(0, 100 ms, 0xffff) = %u, want 97654",
-	       codel_control_law(0, CODEL_MS(100), 0xffff));
+	CHECK(codel_control_law(0, CODEL_MS(100), 0xffff) == 97654,
+	      "law(0, 100 ms, 0xffff) = %u, want 97654",
+	      codel_control_law(0, CODEL_MS(100), 0xffff));
 	/* unit macros against the hand values */
-	EXPECT(CODEL_MS(100) == I_UNITS && CODEL_MS(5) == TARGET_UNITS &&
-	       CODEL_MS(20) == SOJ20 && CODEL_MS(1) == 976 &&
-	       CODEL_US(1000) == 976,
-	       "unit macros: 100ms=%u 5ms=%u 20ms=%u 1ms=%u", CODEL_MS(100),
-	       CODEL_MS(5), CODEL_MS(20), CODEL_MS(1));
+	CHECK(CODEL_MS(100) == I_UNITS && CODEL_MS(5) == TARGET_UNITS &&
+	      CODEL_MS(20) == SOJ20 && CODEL_MS(1) == 976 &&
+	      CODEL_US(1000) == 976,
+	      "unit macros: 100ms=%u 5ms=%u 20ms=%u 1ms=%u 1000us=%u, want "
+	      "97656 4882 19531 976 976", CODEL_MS(100), CODEL_MS(5),
+	      CODEL_MS(20), CODEL_MS(1), CODEL_US(1000));
 }
 
 /* ===================================================================== */
@@ -947,16 +945,16 @@ static void case_target_edge(void)
 		if (step(&x, BASE_C + ms_units(k), TARGET_UNITS, BIG_BACKLOG) &&
 		    !n++)
 			first = k;
-	EXPECT(n > 0 && first == 101,
-	       "sojourn == target: %d signals, first at k=%u, want 101", n,
-	       first);
+	CHECK(n > 0 && first == 101,
+	      "sojourn == target: %d signals, first at k=%u, want 101", n,
+	      first);
 
 	pair_init(&x);
 	n = 0;
 	for (k = 0; k < 3000; k++)
 		n += step(&x, BASE_C + ms_units(k), TARGET_UNITS - 1,
 			  BIG_BACKLOG);
-	EXPECT(n == 0, "sojourn == target - 1: %d signals", n);
+	CHECK(n == 0, "sojourn == target - 1: %d signals, want 0", n);
 }
 
 /* ===================================================================== */
@@ -976,6 +974,7 @@ static uint32_t rnd(void)
 static void case_random(void)
 {
 	uint32_t run, k;
+	long fails = check_fails;
 
 	/* long alternating phases with varying dequeue gaps, sojourns around
 	 * target, backlogs around mtu, and a random clock origin */
@@ -985,7 +984,9 @@ static void case_random(void)
 		uint32_t phase_left = 0, soj = 0, gap = 1;
 
 		pair_init(&x);
-		for (k = 0; k < 20000 && !case_failed; k++) {
+		/* the first mismatch ends the case: a trace that has
+		 * diverged repeats it in every dequeue after */
+		for (k = 0; k < 20000 && check_fails == fails; k++) {
 			uint32_t backlog;
 
 			if (!phase_left) {
@@ -1081,13 +1082,15 @@ static void case_pace(void)
 	       "alone %d (%.1fx), with the pace %d (%.2fx)\n", n_one, n_free,
 	       (double)n_free / n_one, n, (double)n / n_one);
 	/* what the pace mends: four laws in step signal four times as often */
-	EXPECT(n_free >= 3 * n_one, "per-flow laws alone: %d, one law %d",
-	       n_free, n_one);
-	EXPECT(n <= n_one + 1 && 10 * n >= 9 * n_one,
-	       "with the pace %d signals, one law %d", n, n_one);
+	CHECK(n_free >= 3 * n_one, "per-flow laws alone: %d signals, want at "
+	      "least 3x one law's %d", n_free, n_one);
+	CHECK(n <= n_one + 1 && 10 * n >= 9 * n_one,
+	      "with the pace %d signals, want 0.9x to 1x+1 of one law's %d",
+	      n, n_one);
 	for (int f = 0; f < NFLOWS; f++)
-		EXPECT(got[f] * 100 >= n * 15, "flow %d took %d of %d", f,
-		       got[f], n);
+		CHECK(got[f] * 100 >= n * 15,
+		      "flow %d took %d of %d signals, want at least 15%%", f,
+		      got[f], n);
 
 	/* a class below target asks for nothing and takes nothing, and the
 	 * bulk flows still get one law's signals */
@@ -1095,46 +1098,63 @@ static void case_pace(void)
 	n_one = run_one_law(classes, 5000);
 	printf("    3 bulk flows beside a 0.1 ms class: one law %d, with the "
 	       "pace %d, the class took %d\n", n_one, n, got2[3]);
-	EXPECT(got2[3] == 0, "the priority class took %d signals", got2[3]);
-	EXPECT(n <= n_one + 1 && 10 * n >= 9 * n_one,
-	       "with the pace %d signals, one law %d", n, n_one);
+	CHECK(got2[3] == 0, "the priority class took %d signals, want 0",
+	      got2[3]);
+	CHECK(n <= n_one + 1 && 10 * n >= 9 * n_one,
+	      "with the pace %d signals, want 0.9x to 1x+1 of one law's %d",
+	      n, n_one);
 
 	/* a new episode after a long quiet spell starts at count 1 */
 	{
 		struct codel_params p;
 		struct pair x;
 		uint32_t t;
+		int g;
 
 		pair_init(&x);
 		p = x.p;
 		t = pace.next + 20 * I_UNITS;
-		EXPECT(codel_pace_grant(&pace, &p, t) == 1 && pace.count == 1,
-		       "after 20 quiet intervals: count %u", pace.count);
-		EXPECT(codel_pace_grant(&pace, &p, t + 1) == 0,
-		       "a second ask at once was granted");
-		EXPECT(codel_pace_grant(&pace, &p, t + I_UNITS) == 1 &&
-		       pace.count == 2, "one interval later: count %u",
-		       pace.count);
+		g = codel_pace_grant(&pace, &p, t);
+		CHECK(g == 1 && pace.count == 1, "after 20 quiet intervals: "
+		      "granted %d count %u, want 1 1", g, pace.count);
+		CHECK(codel_pace_grant(&pace, &p, t + 1) == 0,
+		      "a second ask at once was granted, want refused");
+		g = codel_pace_grant(&pace, &p, t + I_UNITS);
+		CHECK(g == 1 && pace.count == 2, "one interval later: granted "
+		      "%d count %u, want 1 2", g, pace.count);
 	}
 }
 
 int main(void)
 {
-	run_case("a_steady_overload", case_a);
-	run_case("b_bursts_shorter_than_interval", case_b);
-	run_case("c_reentry_after_short_good_spell", case_c_short);
-	run_case("c_reentry_after_long_good_spell", case_c_long);
-	run_case("c_reentry_window_boundary", case_c_window);
-	run_case("c_reentry_delta_boundary", case_c_delta);
-	run_case("d_drain_below_target", case_d);
-	run_case("e_backlog_mtu_exemption", case_e);
-	run_case("f_clock_wrap", case_f);
-	run_case("f_first_above_time_zero_sentinel", case_f_sentinel);
-	run_case("g_ce_threshold", case_g);
-	run_case("h_newton_tracks_inv_sqrt", case_h);
-	run_case("i_fixed_point_bit_exact", case_fixed_point);
-	run_case("j_target_edge", case_target_edge);
-	run_case("k_random_traces", case_random);
-	run_case("l_flows_share_the_pace", case_pace);
-	return n_fail ? 1 : 0;
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} cases[] = {
+		{ "a_steady_overload", case_a },
+		{ "b_bursts_shorter_than_interval", case_b },
+		{ "c_reentry_after_short_good_spell", case_c_short },
+		{ "c_reentry_after_long_good_spell", case_c_long },
+		{ "c_reentry_window_boundary", case_c_window },
+		{ "c_reentry_delta_boundary", case_c_delta },
+		{ "d_drain_below_target", case_d },
+		{ "e_backlog_mtu_exemption", case_e },
+		{ "f_clock_wrap", case_f },
+		{ "f_first_above_time_zero_sentinel", case_f_sentinel },
+		{ "g_ce_threshold", case_g },
+		{ "h_newton_tracks_inv_sqrt", case_h },
+		{ "i_fixed_point_bit_exact", case_fixed_point },
+		{ "j_target_edge", case_target_edge },
+		{ "k_random_traces", case_random },
+		{ "l_flows_share_the_pace", case_pace },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		cases[i].fn();
+		check_case(cases[i].name);
+		/* a line per case as it ends: a hang or crash shows where */
+		fflush(stdout);
+	}
+	return check_exit("test_codel");
 }

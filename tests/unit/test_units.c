@@ -3,12 +3,14 @@
  * Unit parsers and formatters.  Standalone:
  *   gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I include \
  *       tests/unit/test_units.c loader/units.c -o /tmp/test_units
+ * One case (tests/lib/check.h) per table: "PASS name" or "FAIL name: ..."
+ * with every entry that failed.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../../loader/units.h"
+#include "../lib/check.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SENTINEL	0x5a5a5a5a5a5a5a5aULL	/* failures must not write it */
@@ -18,71 +20,41 @@ typedef char *(*format_fn)(__u64, char *, size_t);
 
 struct good { const char *in; __u64 want; };
 
-static int failed_groups;
-
-/* One line per group: the first failure explains it */
-struct group { const char *name; int fails; char detail[160]; };
-
-__attribute__((format(printf, 2, 3)))
-static void fail(struct group *g, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (g->fails++)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(g->detail, sizeof(g->detail), fmt, ap);
-	va_end(ap);
-}
-
 static const char *show(const char *s)
 {
 	return s ? s : "(null)";
 }
 
-static void report(struct group *g)
-{
-	if (g->fails) {
-		failed_groups++;
-		printf("FAIL %s: %s (%d cases)\n", g->name, g->detail, g->fails);
-	} else {
-		printf("PASS %s\n", g->name);
-	}
-}
-
 static void check_good(const char *name, parse_fn fn, const struct good *t,
 		       size_t n)
 {
-	struct group g = { .name = name };
-
 	for (size_t i = 0; i < n; i++) {
 		__u64 v = SENTINEL;
+		int rc = fn(t[i].in, &v);
 
-		if (fn(t[i].in, &v) || v != t[i].want)
-			fail(&g, "\"%s\" gave %llu, want %llu", t[i].in,
-			     (unsigned long long)v,
-			     (unsigned long long)t[i].want);
+		CHECK(!rc && v == t[i].want,
+		      "\"%s\" gave %llu (rc %d), want %llu (rc 0)", t[i].in,
+		      (unsigned long long)v, rc, (unsigned long long)t[i].want);
 	}
-	report(&g);
+	check_case(name);
 }
 
 static void check_bad(const char *name, parse_fn fn, const char *const *t,
 		      size_t n)
 {
-	struct group g = { .name = name };
-
 	for (size_t i = 0; i < n; i++) {
 		__u64 v = SENTINEL;
 		int rc = fn(t[i], &v);
 
-		if (rc != -1)
-			fail(&g, "\"%s\" accepted as %llu", show(t[i]),
-			     (unsigned long long)v);
-		else if (v != SENTINEL)
-			fail(&g, "\"%s\" refused but wrote %llu", show(t[i]),
-			     (unsigned long long)v);
+		CHECK(rc == -1, "\"%s\" accepted as %llu (rc %d), want refused "
+		      "(rc -1)", show(t[i]), (unsigned long long)v, rc);
+		/* only a refusal is judged for what it wrote: one failure
+		 * for one wrong answer */
+		CHECK(rc != -1 || v == SENTINEL, "\"%s\" refused but wrote "
+		      "%llu, want the value untouched", show(t[i]),
+		      (unsigned long long)v);
 	}
-	report(&g);
+	check_case(name);
 }
 
 struct shown { __u64 in; const char *want; };
@@ -90,36 +62,38 @@ struct shown { __u64 in; const char *want; };
 static void check_format(const char *name, format_fn fn, const struct shown *t,
 			 size_t n)
 {
-	struct group g = { .name = name };
 	char buf[SJ_UNITS_BUFSZ];
 
 	for (size_t i = 0; i < n; i++) {
 		const char *got = fn(t[i].in, buf, sizeof(buf));
 
-		if (!got || strcmp(got, t[i].want))
-			fail(&g, "%llu shown as \"%s\", want \"%s\"",
-			     (unsigned long long)t[i].in, show(got), t[i].want);
+		CHECK(got && !strcmp(got, t[i].want),
+		      "%llu shown as \"%s\", want \"%s\"",
+		      (unsigned long long)t[i].in, show(got), t[i].want);
 	}
-	report(&g);
+	check_case(name);
 }
 
 /* The CLI echoes what it was given: canonical text must survive */
 static void check_round_trip(const char *name, parse_fn p, format_fn f,
 			     const char *const *t, size_t n)
 {
-	struct group g = { .name = name };
 	char buf[SJ_UNITS_BUFSZ];
 
 	for (size_t i = 0; i < n; i++) {
 		__u64 v = 0, back = 0;
-		const char *s;
+		int rc = p(t[i], &v), rc_back = -1;
+		const char *s = rc ? NULL : f(v, buf, sizeof(buf));
 
-		if (p(t[i], &v) || !(s = f(v, buf, sizeof(buf))) ||
-		    strcmp(s, t[i]) || p(s, &back) || back != v)
-			fail(&g, "\"%s\" -> %llu -> back %llu", t[i],
-			     (unsigned long long)v, (unsigned long long)back);
+		if (s && !strcmp(s, t[i]))
+			rc_back = p(s, &back);
+		CHECK(!rc && s && !strcmp(s, t[i]) && !rc_back && back == v,
+		      "\"%s\" -> %llu (rc %d) -> \"%s\" -> %llu (rc %d), want "
+		      "the same text and value both ways", t[i],
+		      (unsigned long long)v, rc, show(s),
+		      (unsigned long long)back, rc_back);
 	}
-	report(&g);
+	check_case(name);
 }
 
 static int parse_u32_as_u64(const char *s, __u64 *out)
@@ -263,19 +237,25 @@ static const char *const trip_sizes[] = {
 
 static void check_small_buffers(void)
 {
-	struct group g = { .name = "format buffer limits" };
 	char buf[8];
+	const char *s;
 
+	/* what a refusal leaves is shown with %.8s: buf may lack its NUL */
 	memset(buf, 'x', sizeof(buf));
-	if (sj_format_rate(20000000, buf, 6) || buf[0] != '\0')
-		fail(&g, "\"20Mbit\" in 6 bytes not refused");
-	if (!sj_format_rate(20000000, buf, 7) || strcmp(buf, "20Mbit"))
-		fail(&g, "\"20Mbit\" in 7 bytes refused");
-	if (sj_format_time(5000000, buf, 0) || sj_format_size(1, NULL, 8))
-		fail(&g, "no buffer, yet a result");
-	if (sj_format_time(1500000, buf, 3) || buf[0] != '\0')
-		fail(&g, "cut-off time returned");
-	report(&g);
+	s = sj_format_rate(20000000, buf, 6);
+	CHECK(!s && buf[0] == '\0', "\"20Mbit\" in 6 bytes: %s, buf \"%.8s\"; "
+	      "want refused (NULL) and buf \"\"", s ? "a result" : "NULL", buf);
+	s = sj_format_rate(20000000, buf, 7);
+	CHECK(s && !strcmp(buf, "20Mbit"), "\"20Mbit\" in 7 bytes: %s, buf "
+	      "\"%.8s\"; want \"20Mbit\"", s ? "a result" : "NULL", buf);
+	CHECK(!sj_format_time(5000000, buf, 0),
+	      "a time into 0 bytes: a result, want NULL");
+	CHECK(!sj_format_size(1, NULL, 8),
+	      "a size into no buffer: a result, want NULL");
+	s = sj_format_time(1500000, buf, 3);
+	CHECK(!s && buf[0] == '\0', "\"1.5ms\" in 3 bytes: %s, buf \"%.8s\"; "
+	      "want refused (NULL) and buf \"\"", s ? "a result" : "NULL", buf);
+	check_case("format buffer limits");
 }
 
 #define GOOD(n, f, t)	check_good(n, f, t, ARRAY_SIZE(t))
@@ -300,6 +280,5 @@ int main(void)
 	TRIP("round trip rate", sj_parse_rate, sj_format_rate, trip_rates);
 	TRIP("round trip size", sj_parse_size, sj_format_size, trip_sizes);
 	check_small_buffers();
-
-	return failed_groups ? 1 : 0;
+	return check_exit("test_units");
 }
