@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # The BPF objects build and load with every clang we support: for each of
 # clang-14 (Debian 12's default) and clang-19, build the objects, their

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # sojourn-cni against the rules of CNI spec 1.1, run as a runtime runs it:
 # CNI_* in an otherwise empty environment, the request configuration on

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # How sojourn fails: every wrong use must exit non-zero with exactly one
 # line on stderr, "sojourn: ...", that says what is wrong, and must leave

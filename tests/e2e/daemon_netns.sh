@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # Rules with Netns=: the daemon watches named namespaces as they appear.
 # A rule for eth0 in namespaces sjns<pid>*; a namespace made after the

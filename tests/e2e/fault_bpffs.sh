@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # No BPF filesystem at /sys/fs/bpf (unmounted, or another filesystem in its
 # place), in a private mount namespace so the host's pins stay untouched:
