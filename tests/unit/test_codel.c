@@ -269,6 +269,20 @@ static struct sigrec sig_a[MAXSIG];
 static int nsig_a;
 #define BASE_A 0x00100000u
 
+/* Signal i of case A is the one worked out by hand (times from BASE_A) */
+static void signal_is(int i, uint32_t k, uint32_t now, uint32_t count,
+		      uint32_t rec, uint32_t next)
+{
+	const struct sigrec *g = &sig_a[i];
+
+	CHECK(g->k == k && g->now == BASE_A + now && g->count == count &&
+	      g->rec == rec && g->next == BASE_A + next,
+	      "signal %d: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
+	      "k=%u now=base+%u count=%u rec=%u next=base+%u", i + 1,
+	      g->k, g->now - BASE_A, g->count, g->rec, g->next - BASE_A,
+	      k, now, count, rec, next);
+}
+
 static void case_a(void)
 {
 	struct pair x;
@@ -291,13 +305,7 @@ static void case_a(void)
 	 */
 	CHECK(ms_units(100) == I_UNITS, "now_100 = base+%u, want base+interval "
 	      "= base+%u", ms_units(100), I_UNITS);
-	CHECK(sig_a[0].k == 101 && sig_a[0].now == BASE_A + 98632 &&
-	      sig_a[0].count == 1 && sig_a[0].rec == 0xffff &&
-	      sig_a[0].next == BASE_A + 196286,
-	      "signal 1: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
-	      "k=101 now=base+98632 count=1 rec=65535 next=base+196286",
-	      sig_a[0].k, sig_a[0].now - BASE_A, sig_a[0].count,
-	      sig_a[0].rec, sig_a[0].next - BASE_A);
+	signal_is(0, 101, 98632, 1, 0xffff, 196286);
 
 	/*
 	 * Signal 2 at the first now >= base + 196286: k >= 196286*1024/1e6
@@ -310,13 +318,7 @@ static void case_a(void)
 	 *           = 196286 + floor(3200089464/65536) = 196286 + 48829
 	 *           = base + 245115.
 	 */
-	CHECK(sig_a[1].k == 201 && sig_a[1].now == BASE_A + 196289 &&
-	      sig_a[1].count == 2 && sig_a[1].rec == 32769 &&
-	      sig_a[1].next == BASE_A + 245115,
-	      "signal 2: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
-	      "k=201 now=base+196289 count=2 rec=32769 next=base+245115",
-	      sig_a[1].k, sig_a[1].now - BASE_A, sig_a[1].count,
-	      sig_a[1].rec, sig_a[1].next - BASE_A);
+	signal_is(1, 201, 196289, 2, 32769, 245115);
 
 	/*
 	 * Signal 3 at the first now >= base + 245115: k >= 250.998, so
@@ -329,13 +331,7 @@ static void case_a(void)
 	 *           = 245115 + floor(3599990784/65536) = 245115 + 54931
 	 *           = base + 300046.
 	 */
-	CHECK(sig_a[2].k == 251 && sig_a[2].now == BASE_A + 245117 &&
-	      sig_a[2].count == 3 && sig_a[2].rec == 36864 &&
-	      sig_a[2].next == BASE_A + 300046,
-	      "signal 3: k=%u now=base+%u count=%u rec=%u next=base+%u; want "
-	      "k=251 now=base+245117 count=3 rec=36864 next=base+300046",
-	      sig_a[2].k, sig_a[2].now - BASE_A, sig_a[2].count,
-	      sig_a[2].rec, sig_a[2].next - BASE_A);
+	signal_is(2, 251, 245117, 3, 36864, 300046);
 
 	/* Every signal is at the first dequeue at or after the scheduled
 	 * drop_next, count goes up by one per signal, and dropping stays on. */
