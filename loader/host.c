@@ -352,7 +352,10 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-static int folders_read(struct folder_names *f)
+/* swept (may be NULL) is shown each "tmp-" name as it is read, and says
+ * whether it removed that folder */
+static int folders_read_sweep(struct folder_names *f, bool (*swept)(const char *),
+			      bool *removed)
 {
 	struct dirent *de;
 	size_t cap = 0;
@@ -366,6 +369,8 @@ static int folders_read(struct folder_names *f)
 		return -errno;
 	while ((de = readdir(d))) {
 		nm = de->d_name;
+		if (swept && !strncmp(nm, "tmp-", 4) && swept(nm))
+			*removed = true;
 		if (sscanf(nm, "tmp-%d-%n", &pid, &off) == 1 && off > 0)
 			nm += off;
 		if (f->n == cap) {
@@ -386,6 +391,11 @@ static int folders_read(struct folder_names *f)
 	closedir(d);
 	qsort(f->name, f->n, sizeof(*f->name), name_cmp);
 	return 0;
+}
+
+static int folders_read(struct folder_names *f)
+{
+	return folders_read_sweep(f, NULL, NULL);
 }
 
 static bool att_has_folder(const struct folder_names *f, const struct sj_att_key *k)
@@ -577,17 +587,27 @@ static bool host_idle(void)
 	return idle;
 }
 
-void sj_host_reconcile(void)
+void sj_host_reconcile(bool (*swept)(const char *name))
 {
 	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
 	struct folder_names f;
 	struct sj_host_maps m;
+	bool removed = false;
 	struct stat st;
 	char why[64];
 
-	if (stat(SJ_HOST_DIR, &st))
+	/* one listing for the stale folders, the orphan entries and the
+	 * idle host (~500 folders on a full node); read again only when a
+	 * stale folder went while it was read */
+	folders_read_sweep(&f, swept, &removed);
+	if (removed) {
+		free(f.name);
+		folders_read(&f);
+	}
+	if (stat(SJ_HOST_DIR, &st)) {
+		free(f.name);
 		return;
-	folders_read(&f);	/* one listing for both questions */
+	}
 	if (sj_host_maps_open(&m, why, sizeof(why)) == 0) {
 		att_scan(&m, &f, used, qused);
 		sj_host_maps_close(&m);
