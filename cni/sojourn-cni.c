@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -335,7 +336,9 @@ static int run_sojourn(const struct conf *c, char *out, size_t len,
 	size_t got = 0;
 	ssize_t r;
 	const char *path = sojourn_path(c);
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
+	int err;
 
 	argv[n++] = path;
 	while (*args && n < 30)
@@ -343,17 +346,26 @@ static int run_sojourn(const struct conf *c, char *out, size_t len,
 	argv[n] = NULL;
 	if (pipe2(p, O_CLOEXEC) || (input && pipe2(in, O_CLOEXEC)))
 		die(ERR_IO, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die(ERR_IO, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (input)
-			dup2(in[0], 0);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execv(path, (char **)argv);
-		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
-		_exit(127);
+	/* posix_spawn, not fork: glibc starts the child with CLONE_VM|CLONE_VFORK,
+	 * so our page tables are not copied for a child that only execs (the
+	 * plugin runs one sojourn per ADD; the dup2s clear O_CLOEXEC) */
+	if (posix_spawn_file_actions_init(&fa) ||
+	    (input && posix_spawn_file_actions_adddup2(&fa, in[0], 0)) ||
+	    posix_spawn_file_actions_adddup2(&fa, p[1], 1) ||
+	    posix_spawn_file_actions_adddup2(&fa, p[1], 2))
+		die(ERR_IO, "posix_spawn_file_actions: out of memory");
+	err = posix_spawn(&pid, path, &fa, NULL, (char **)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		/* as the command's own error would come: in out, and failed */
+		snprintf(out, len, "cannot run %s: %s\n", path, strerror(err));
+		close(p[0]);
+		close(p[1]);
+		if (input) {
+			close(in[0]);
+			close(in[1]);
+		}
+		return -1;
 	}
 	close(p[1]);
 	if (input) {

@@ -355,27 +355,23 @@ int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
 	return 0;
 }
 
-int cmd_attach(int argc, char **argv)
+/* attach, once the request is parsed and checked and the device resolved
+ * (sj_resolve): replace comes here with what it found, not through
+ * cmd_attach, which would check, resolve and ask netlink all over again */
+int sj_attach_resolved(const struct sj_tune *req, const struct sj_link *dev,
+		       __u64 cookie, const struct sj_pins *where)
 {
 	struct attach_ctx c = { .egress_link_fd = -1, .prog_fd = -1,
 				.meta_fd = -1,
 				.host = { .stats_fd = -1, .hist_fd = -1 } };
-	struct sj_tune tune;
-	struct sj_link link;
-	struct sj_pins pins;
+	struct sj_tune tune = *req;
+	struct sj_link link = *dev;
+	struct sj_pins pins = *where;
 	char kind[32] = "";
 	const char *dir;
-	__u64 cookie;
-	int err, n;
+	int err;
 
-	if (argc < 1)
-		return sj_err("attach needs a device: sojourn attach DEV [ingress|egress] [options]");
-	sj_tune_defaults(&tune);
-	n = 1 + sj_dir_arg(argc - 1, argv + 1, &tune.dir);
-	if (sj_tune_parse(&tune, argc - n, argv + n, true) || sj_tune_check(&tune))
-		return -1;
-	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins) ||
-	    sj_linktype_get(link.ifindex, link.name, &c.link_layer))
+	if (sj_linktype_get(link.ifindex, link.name, &c.link_layer))
 		return -1;
 	dir = sj_dir_name(tune.dir);
 	/* no queue, or an AQM already there (real-queue mode), or a qdisc
@@ -393,6 +389,24 @@ int cmd_attach(int argc, char **argv)
 	err = do_attach(&c, &link, cookie, &tune, &pins, kind);
 	undo(&c);	/* after success only fds remain: the pins hold the rest */
 	return err;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct sj_tune tune;
+	struct sj_link link;
+	struct sj_pins pins;
+	__u64 cookie;
+	int n;
+
+	if (argc < 1)
+		return sj_err("attach needs a device: sojourn attach DEV [ingress|egress] [options]");
+	sj_tune_defaults(&tune);
+	n = 1 + sj_dir_arg(argc - 1, argv + 1, &tune.dir);
+	if (sj_tune_parse(&tune, argc - n, argv + n, true) || sj_tune_check(&tune) ||
+	    sj_resolve(argv[0], tune.dir, &link, &cookie, &pins))
+		return -1;
+	return sj_attach_resolved(&tune, &link, cookie, &pins);
 }
 
 /*

@@ -152,6 +152,11 @@ void sj_ahead_show_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
 /* attach.c: checks, netns, device, its folder: what every command starts with */
 int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
 	       __u64 *cookie, struct sj_pins *pins);
+struct sj_tune;
+/* attach.c: attach with the request parsed and checked (tune.h) and the
+ * device resolved as above; replace's way in, without resolving twice */
+int sj_attach_resolved(const struct sj_tune *tune, const struct sj_link *link,
+		       __u64 cookie, const struct sj_pins *pins);
 /* attach.c: an attachment's settings map, open (the fd) with its value
  * read; and tune written over that value (change and replace), with the
  * HTB class of sparse_class auto added or removed to match */

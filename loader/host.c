@@ -352,7 +352,10 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-static int folders_read(struct folder_names *f)
+/* swept (may be NULL) is shown each "tmp-" name as it is read, and says
+ * whether it removed that folder */
+static int folders_read_sweep(struct folder_names *f, bool (*swept)(const char *),
+			      bool *removed)
 {
 	struct dirent *de;
 	size_t cap = 0;
@@ -366,6 +369,8 @@ static int folders_read(struct folder_names *f)
 		return -errno;
 	while ((de = readdir(d))) {
 		nm = de->d_name;
+		if (swept && !strncmp(nm, "tmp-", 4) && swept(nm))
+			*removed = true;
 		if (sscanf(nm, "tmp-%d-%n", &pid, &off) == 1 && off > 0)
 			nm += off;
 		if (f->n == cap) {
@@ -386,6 +391,11 @@ static int folders_read(struct folder_names *f)
 	closedir(d);
 	qsort(f->name, f->n, sizeof(*f->name), name_cmp);
 	return 0;
+}
+
+static int folders_read(struct folder_names *f)
+{
+	return folders_read_sweep(f, NULL, NULL);
 }
 
 static bool att_has_folder(const struct folder_names *f, const struct sj_att_key *k)
@@ -481,6 +491,17 @@ static void att_scan(const struct sj_host_maps *m, const struct folder_names *f,
 	}
 }
 
+/*
+ * Set once sj_host_reconcile has listed the folders and released every
+ * entry none of them speaks for.  The lock it ran under is held until we
+ * exit (sj_pins_lock), and entries are only made under it, so no other
+ * command can leave an orphan entry after that: each later sj_host_add of
+ * this process (a batch's second direction, replace's attach) need not
+ * list the ~500 folders of a full node again (0.4-0.6 ms a listing there).
+ * Our own failures take their entries along (undo, sj_pins_remove_dir).
+ */
+static bool reconciled;
+
 int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 		const struct sj_settings *set, struct sj_host_att *out)
 {
@@ -506,7 +527,9 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 	 * caller checked), so it is released like any other */
 	if (bpf_map_lookup_elem(m.attachments, key, &old) == 0)
 		att_release(&m, key, old.id);
-	folders_read(&f);
+	f = (struct folder_names){ 0 };	/* NULL names: nothing released */
+	if (!reconciled)
+		folders_read(&f);
 	att_scan(&m, &f, used, qused);
 	free(f.name);
 	for (id = 1; id < SJ_ATT_MAX && used[id]; id++)
@@ -564,20 +587,31 @@ static bool host_idle(void)
 	return idle;
 }
 
-void sj_host_reconcile(void)
+void sj_host_reconcile(bool (*swept)(const char *name))
 {
 	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
 	struct folder_names f;
 	struct sj_host_maps m;
+	bool removed = false;
 	struct stat st;
 	char why[64];
 
-	if (stat(SJ_HOST_DIR, &st))
+	/* one listing for the stale folders, the orphan entries and the
+	 * idle host (~500 folders on a full node); read again only when a
+	 * stale folder went while it was read */
+	folders_read_sweep(&f, swept, &removed);
+	if (removed) {
+		free(f.name);
+		folders_read(&f);
+	}
+	if (stat(SJ_HOST_DIR, &st)) {
+		free(f.name);
 		return;
-	folders_read(&f);	/* one listing for both questions */
+	}
 	if (sj_host_maps_open(&m, why, sizeof(why)) == 0) {
 		att_scan(&m, &f, used, qused);
 		sj_host_maps_close(&m);
+		reconciled = f.name != NULL;
 	}
 	if (f.name && folders_idle(&f))
 		sj_pins_remove_dir(SJ_HOST_DIR);

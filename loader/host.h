@@ -47,8 +47,10 @@ int sj_host_map(const char *name);
 /* -EPROTO, and which map in why, for a host another version made */
 /* entries no attachment folder speaks for (a command killed between the
  * folder and the host's maps) released, and the host with the last one;
- * pins.c's sweep runs it whenever a command takes the lock */
-void sj_host_reconcile(void);
+ * pins.c's sweep runs it whenever a command takes the lock, with swept
+ * (pins.c's, for the stale "tmp-" folders: true when it removed one)
+ * called on each "tmp-" name of the same listing */
+void sj_host_reconcile(bool (*swept)(const char *name));
 int sj_host_maps_open(struct sj_host_maps *m, char *why, size_t len);
 void sj_host_maps_close(struct sj_host_maps *m);
 int sj_host_flows_drop(int flows_fd, __u32 id);

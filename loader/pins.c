@@ -118,7 +118,7 @@ int sj_pins_remove_dir(const char *dir)
  * sparse_class auto, which only works from the device's namespace:
  * elsewhere the folder waits for a command run there.
  */
-static void remove_stale_tmp(const char *name)
+static bool remove_stale_tmp(const char *name)
 {
 	char path[SJ_PATH_MAX], prog[SJ_PATH_MAX];
 	struct sj_meta meta;
@@ -126,19 +126,19 @@ static void remove_stale_tmp(const char *name)
 	int pid, fd;
 
 	if (sscanf(name, "tmp-%d-", &pid) != 1 || pid == getpid())
-		return;
+		return false;
 	if (kill(pid, 0) == 0 || errno != ESRCH)
-		return;
+		return false;
 	if (sj_pin_path(path, SJ_PIN_ROOT, name))
-		return;
+		return false;
 	if (sj_meta_read(path, &meta) == 0 &&
 	    (meta.hook == SJ_HOOK_CLSACT || meta.hook == SJ_HOOK_XDP ||
 	     meta.sparse_class_made)) {
 		if (sj_netns_cookie(&here) || here != meta.netns_cookie)
-			return;
+			return false;
 		if (meta.hook == SJ_HOOK_XDP) {
 			if (sj_xdp_detach(&meta))
-				return;
+				return false;
 		} else if (!sj_pin_path(prog, path, "prog_egress") &&
 			   (fd = bpf_obj_get(prog)) >= 0) {
 			/* only while the filter there is still ours */
@@ -146,25 +146,19 @@ static void remove_stale_tmp(const char *name)
 
 			close(fd);
 			if (err)
-				return;
+				return false;
 		}
 		sj_sparse_class_remove(&meta);
 	}
 	remove_attachment(path);
+	return true;
 }
 
+/* the stale tmp- folders, then the host's orphan entries: one listing of
+ * the pin folder for both (host.c) */
 static void sweep_stale_tmp(void)
 {
-	struct dirent *de;
-	DIR *d = opendir(SJ_PIN_ROOT);
-
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "tmp-", 4))
-			remove_stale_tmp(de->d_name);
-	closedir(d);
-	sj_host_reconcile();
+	sj_host_reconcile(remove_stale_tmp);
 }
 
 /* Held until the process exits: attach, change and detach of any device

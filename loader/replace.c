@@ -53,7 +53,7 @@ int cmd_replace(int argc, char **argv)
 	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins) || sj_pins_lock())
 		return -1;
 	if (!sj_pins_exist(&pins))
-		return cmd_attach(argc, argv);
+		return sj_attach_resolved(&tune, &link, cookie, &pins);
 	/* left by another version of sojourn: migrated the one way that
 	 * reads none of its maps, taken off and attached anew */
 	if (sj_pins_layout(pins.dir, why, sizeof(why)) == -EPROTO) {
@@ -61,7 +61,7 @@ int cmd_replace(int argc, char **argv)
 			pins.dir, why);
 		if (sj_detach_dir(pins.dir))
 			return -1;
-		return cmd_attach(argc, argv);
+		return sj_attach_resolved(&tune, &link, cookie, &pins);
 	}
 	if (sj_meta_read(pins.dir, &meta))
 		return sj_err("cannot read what %s %s is attached as", link.name,
@@ -70,7 +70,7 @@ int cmd_replace(int argc, char **argv)
 		/* the lock is held throughout: no one attaches in between */
 		if (sj_detach_dir(pins.dir))
 			return -1;
-		return cmd_attach(argc, argv);
+		return sj_attach_resolved(&tune, &link, cookie, &pins);
 	}
 	fd = sj_settings_open(&pins, &set);
 	if (fd < 0)
