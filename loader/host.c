@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "host.h"
+#include "mapread.h"
 #include "obs.h"
 #include "sojourn.skel.h"
 
@@ -297,46 +298,31 @@ void sj_host_maps_close(struct sj_host_maps *m)
 	}
 }
 
-/* Every flow of attachment id leaves the host's table: the keys read in
- * batches (one call per 1024 flows, where the kernel has them), then ours
- * deleted */
+struct flows_drop {
+	int fd;
+	__u32 id;
+	int n;
+};
+
+static int flow_drop_if_ours(const void *key, const void *val, void *ctx)
+{
+	const struct sj_flow_key *k = key;
+	struct flows_drop *d = ctx;
+
+	(void)val;
+	if (k->att == d->id && bpf_map_delete_elem(d->fd, k) == 0)
+		d->n++;
+	return 0;
+}
+
+/* Every flow of attachment id leaves the host's table; how many did */
 int sj_host_flows_drop(int flows_fd, __u32 id)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	enum { BATCH = 1024 };
-	struct sj_flow_key *keys = calloc(BATCH, sizeof(*keys)), k, next;
-	struct sj_flow *vals = calloc(BATCH, sizeof(*vals));
-	__u32 got, token, i;
-	void *in = NULL, *prev = NULL;
-	int n = 0, err;
+	struct flows_drop d = { .fd = flows_fd, .id = id };
 
-	while (keys && vals) {
-		got = BATCH;
-		err = bpf_map_lookup_batch(flows_fd, in, &token, keys, vals, &got, &opts);
-		if (err && errno != ENOENT)
-			break;	/* no batches here: key by key below */
-		for (i = 0; i < got; i++)
-			if (keys[i].att == id && bpf_map_delete_elem(flows_fd, &keys[i]) == 0)
-				n++;
-		if (err) {
-			free(keys);
-			free(vals);
-			return n;
-		}
-		in = &token;
-	}
-	free(keys);
-	free(vals);
-	while (bpf_map_get_next_key(flows_fd, prev, &next) == 0) {
-		k = next;
-		/* a deleted key loses our place: go on from the one before */
-		if (k.att == id && bpf_map_delete_elem(flows_fd, &k) == 0) {
-			n++;
-			continue;
-		}
-		prev = &k;
-	}
-	return n;
+	sj_map_each(flows_fd, sizeof(struct sj_flow_key), sizeof(struct sj_flow),
+		    flow_drop_if_ours, &d);
+	return d.n;
 }
 
 /* The attachments' folder names under SJ_PIN_ROOT, finished or being
@@ -417,40 +403,6 @@ static void att_release(const struct sj_host_maps *m, const struct sj_att_key *k
 	sj_host_flows_drop(m->flows, id);
 }
 
-/* Every entry of the attachments map into keys and vals (SJ_ATT_MAX
- * each): in batches, two calls for a full host instead of two per entry
- * (1000 calls, ~10 ms of a pod's ADD at 250 pods); key by key where the
- * kernel has no batches */
-static int att_read_all(int fd, struct sj_att_key *keys, struct sj_att *vals)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	struct sj_att_key k, next;
-	__u32 got, token, n = 0;
-	void *in = NULL, *prev = NULL;
-	int err;
-
-	for (;;) {
-		got = SJ_ATT_MAX - n;
-		err = bpf_map_lookup_batch(fd, in, &token, keys + n, vals + n, &got, &opts);
-		if (err && errno != ENOENT) {
-			if (n)
-				return n;	/* what was read; the rest waits */
-			break;
-		}
-		n += got;
-		if (err || n >= SJ_ATT_MAX)
-			return n;
-		in = &token;
-	}
-	while (n < SJ_ATT_MAX && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &vals[n]) == 0)
-			keys[n++] = k;
-	}
-	return n;
-}
-
 /* Nothing under SJ_PIN_ROOT but the host's own folder (finished, or
  * being made or taken down: tmp-PID-host reads as "host") */
 static bool folders_idle(const struct folder_names *f)
@@ -468,27 +420,39 @@ static bool folders_idle(const struct folder_names *f)
  * and the host's maps) is released here, so nothing leaks for good; with
  * f unread (NULL names), nothing is released, since we cannot tell.
  */
-static void att_scan(const struct sj_host_maps *m, const struct folder_names *f,
-		     unsigned char *used, unsigned char *qused)
+struct att_scan {
+	const struct sj_host_maps *m;
+	const struct folder_names *f;
+	unsigned char *used, *qused;
+};
+
+static int att_scan_one(const void *key, const void *val, void *ctx)
 {
-	static struct sj_att_key keys[SJ_ATT_MAX];
-	static struct sj_att vals[SJ_ATT_MAX];
-	int n, i;
+	const struct sj_att_key *k = key;
+	const struct sj_att *a = val;
+	struct att_scan *s = ctx;
 
-	n = att_read_all(m->attachments, keys, vals);
-	for (i = 0; i < n; i++) {
-		const struct sj_att *a = &vals[i];
-
-		if (f->name && !att_has_folder(f, &keys[i])) {
-			att_release(m, &keys[i], a->id);
-			continue;
-		}
-		if (a->id < SJ_ATT_MAX)
-			used[a->id] = 1;
-		for (__u32 q = a->queue_base; q < a->queue_base + a->num_txq &&
-		     q < SJ_QUEUES_HOST; q++)
-			qused[q] = 1;
+	if (s->f->name && !att_has_folder(s->f, k)) {
+		att_release(s->m, k, a->id);
+		return 0;
 	}
+	if (a->id < SJ_ATT_MAX)
+		s->used[a->id] = 1;
+	for (__u32 q = a->queue_base; q < a->queue_base + a->num_txq &&
+	     q < SJ_QUEUES_HOST; q++)
+		s->qused[q] = 1;
+	return 0;
+}
+
+/* 0, or -errno when the entries could not all be read: then the ids and
+ * queues in use are not known */
+static int att_scan(const struct sj_host_maps *m, const struct folder_names *f,
+		    unsigned char *used, unsigned char *qused)
+{
+	struct att_scan s = { .m = m, .f = f, .used = used, .qused = qused };
+
+	return sj_map_each(m->attachments, sizeof(struct sj_att_key),
+			   sizeof(struct sj_att), att_scan_one, &s);
 }
 
 /*
@@ -530,8 +494,13 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 	f = (struct folder_names){ 0 };	/* NULL names: nothing released */
 	if (!reconciled)
 		folders_read(&f);
-	att_scan(&m, &f, used, qused);
+	err = att_scan(&m, &f, used, qused);
 	free(f.name);
+	if (err) {
+		sj_host_maps_close(&m);
+		return sj_err("cannot read the host's attachments in %s: %s",
+			      SJ_HOST_DIR, strerror(-err));
+	}
 	for (id = 1; id < SJ_ATT_MAX && used[id]; id++)
 		;
 	for (base = 0; base < SJ_QUEUES_HOST && run < num_txq; base++)
@@ -609,9 +578,8 @@ void sj_host_reconcile(bool (*swept)(const char *name))
 		return;
 	}
 	if (sj_host_maps_open(&m, why, sizeof(why)) == 0) {
-		att_scan(&m, &f, used, qused);
+		reconciled = att_scan(&m, &f, used, qused) == 0 && f.name;
 		sj_host_maps_close(&m);
-		reconciled = f.name != NULL;
 	}
 	if (f.name && folders_idle(&f))
 		sj_pins_remove_dir(SJ_HOST_DIR);

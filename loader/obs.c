@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "mapread.h"
 #include "obs.h"
 #include "units.h"
 
@@ -237,108 +238,48 @@ int obs_read_stats(const char *dir, struct sj_stats *st)
 	return 0;
 }
 
-/* key by key: kernels or maps without batch lookups */
-static int read_flows_slow(int fd, struct obs_flow **v, size_t *n, size_t *cap)
+struct table_read {
+	struct obs_flow *v;
+	size_t n, cap;
+};
+
+static int table_add(const void *key, const void *val, void *ctx)
 {
-	struct sj_flow_key key, next;
-	void *prev = NULL;
+	struct table_read *t = ctx;
 	struct obs_flow *nv;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 1024;
-			nv = realloc(*v, *cap * sizeof(**v));
-			if (!nv)
-				return -ENOMEM;
-			*v = nv;
-		}
-		if (bpf_map_lookup_elem(fd, &key, &(*v)[*n].val))
-			continue;	/* evicted since */
-		(*v)[(*n)++].key = key;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 4096;
+		nv = realloc(t->v, t->cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
 	}
+	memcpy(&t->v[t->n].key, key, sizeof(t->v[t->n].key));
+	memcpy(&t->v[t->n++].val, val, sizeof(t->v[0].val));
 	return 0;
 }
 
 /* The whole flow table of the host, as one read: every attachment's */
 static int read_table(const char *dir, struct obs_flow **out, size_t *n)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	struct sj_flow_key *keys = NULL;
-	struct sj_flow *vals = NULL;
-	struct obs_flow *v = NULL;
-	size_t cap = 0, i;
-	__u32 batch = 4096, got, token;
-	void *in = NULL;
-	int fd, err = 0;
+	struct table_read t = { 0 };
+	int fd, err;
 
 	*out = NULL;
 	*n = 0;
 	fd = obs_open_pin(dir, "flows");
 	if (fd < 0)
 		return -1;
-	keys = calloc(batch, sizeof(*keys));
-	vals = calloc(batch, sizeof(*vals));
-	if (!keys || !vals) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* batches: one system call per 4096 flows instead of two per flow */
-	for (;;) {
-		got = batch;
-		err = bpf_map_lookup_batch(fd, in, &token, keys, vals, &got, &opts);
-		if (err && errno != ENOENT) {
-			if (*n == 0 && (errno == EINVAL || errno == 524 /* ENOTSUPP */ ||
-					errno == EOPNOTSUPP)) {
-				err = read_flows_slow(fd, &v, n, &cap);
-				goto out;
-			}
-			if (errno == ENOSPC) {	/* one bucket holds more: grow */
-				batch *= 2;
-				free(keys);
-				free(vals);
-				keys = calloc(batch, sizeof(*keys));
-				vals = calloc(batch, sizeof(*vals));
-				if (!keys || !vals) {
-					err = -ENOMEM;
-					goto out;
-				}
-				continue;
-			}
-			err = -errno;
-			goto out;
-		}
-		if (*n + got > cap) {
-			struct obs_flow *nv;
-
-			cap = (*n + got) * 2;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				err = -ENOMEM;
-				goto out;
-			}
-			v = nv;
-		}
-		for (i = 0; i < got; i++) {
-			v[*n].key = keys[i];
-			v[(*n)++].val = vals[i];
-		}
-		if (err)	/* ENOENT: that was the last batch */
-			break;
-		in = &token;
-	}
-	err = 0;
-out:
-	free(keys);
-	free(vals);
+	err = sj_map_each(fd, sizeof(struct sj_flow_key), sizeof(struct sj_flow),
+			  table_add, &t);
 	close(fd);
 	if (err) {
-		free(v);
-		*n = 0;
+		free(t.v);
 		return sj_err("cannot read %s/flows: %s", dir, strerror(-err));
 	}
-	*out = v;
+	*out = t.v;
+	*n = t.n;
 	return 0;
 }
 
