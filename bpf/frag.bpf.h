@@ -27,12 +27,8 @@
 #include "maps.bpf.h"
 #include "parse.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, SJ_FRAG_MAP_SIZE);
-	__type(key, struct sj_frag_key);
-	__type(value, struct sj_frag_val);
-} frag_flows SEC(".maps") __weak;
+SJ_MAP(frag_flows, BPF_MAP_TYPE_LRU_HASH, SJ_FRAG_MAP_SIZE, struct sj_frag_key,
+       struct sj_frag_val);
 
 /* Built here, not on the stack: the tc program's rate path leaves 16 of
  * the 512 bytes to the functions it calls */
@@ -42,12 +38,7 @@ struct sj_frag_scratch {
 	__u8 l4[SJ_FRAG_L4_BYTES];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sj_frag_scratch);
-} frag_scratch SEC(".maps") __weak;
+SJ_SCRATCH(frag_scratch, struct sj_frag_scratch);
 
 #ifdef SJ_PROG_XDP
 #define sj_frag_ctx		xdp_md

@@ -18,6 +18,38 @@
 #define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 
+/* A map every program of the host shares.  Weak: the files that define it
+ * link into one object with one copy of it (`bpftool gen object`). */
+#define SJ_MAP(name, map_type, entries, key_t, val_t)			\
+	struct {							\
+		__uint(type, map_type);					\
+		__uint(max_entries, entries);				\
+		__type(key, key_t);					\
+		__type(value, val_t);					\
+	} name SEC(".maps") __weak
+
+/* One val_t per CPU: room the programs' 512 bytes of stack do not have */
+#define SJ_SCRATCH(name, val_t)						\
+	SJ_MAP(name, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, val_t)
+
+/* Each attachment's own per-CPU val_t, a map of one entry made at attach
+ * and pinned in its folder, reached by id through `name`.  The inner map
+ * is described by size: the programs reach the value only through a
+ * pointer, so the object's BTF would hold no more than its name. */
+#define SJ_PER_ATTACHMENT(name, inner, val_t)				\
+	struct inner {							\
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);		\
+		__uint(max_entries, 1);					\
+		__uint(key_size, sizeof(__u32));			\
+		__uint(value_size, sizeof(val_t));			\
+	};								\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
+		__uint(max_entries, SJ_ATT_MAX);			\
+		__type(key, __u32);					\
+		__array(values, struct inner);				\
+	} name SEC(".maps") __weak
+
 /*
  * One object per host.  The programs are loaded once (per hook, mode,
  * direction, link layer and network namespace: the constants below) and
@@ -36,50 +68,18 @@ const volatile __u32 cfg_mode __weak = SJ_MODE_QUEUE;
 const volatile __u32 cfg_direction __weak = SJ_DIR_EGRESS;
 
 /* The attachments: device, netns and direction to id and queues */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SJ_ATT_MAX);
-	__type(key, struct sj_att_key);
-	__type(value, struct sj_att);
-} attachments SEC(".maps") __weak;
+SJ_MAP(attachments, BPF_MAP_TYPE_HASH, SJ_ATT_MAX, struct sj_att_key,
+       struct sj_att);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SJ_ATT_MAX);
-	__type(key, __u32);
-	__type(value, struct sj_settings);
-} settings SEC(".maps") __weak;
+SJ_MAP(settings, BPF_MAP_TYPE_ARRAY, SJ_ATT_MAX, __u32, struct sj_settings);
 
 /* One CoDel state per transmit queue: an attachment's are queue_base.. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SJ_QUEUES_HOST);
-	__type(key, __u32);
-	__type(value, struct sj_queue);
-} queues SEC(".maps") __weak;
+SJ_MAP(queues, BPF_MAP_TYPE_ARRAY, SJ_QUEUES_HOST, __u32, struct sj_queue);
 
-struct sj_stats_map {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	/* by size: the programs reach the value only through a pointer,
-	 * so the object's BTF would hold no more than its name */
-	__uint(value_size, sizeof(struct sj_stats));
-};
+SJ_PER_ATTACHMENT(stats_of, sj_stats_map, struct sj_stats);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, SJ_ATT_MAX);
-	__type(key, __u32);
-	__array(values, struct sj_stats_map);
-} stats_of SEC(".maps") __weak;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, SJ_FLOWS_HOST);
-	__type(key, struct sj_flow_key);
-	__type(value, struct sj_flow);
-} flows SEC(".maps") __weak;
+SJ_MAP(flows, BPF_MAP_TYPE_LRU_HASH, SJ_FLOWS_HOST, struct sj_flow_key,
+       struct sj_flow);
 
 /*
  * Which transmit queue a flow's packets leave on, learnt at dequeue: egress
@@ -92,12 +92,8 @@ struct sj_txq_key {
 	__u32 att;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, SJ_TXQ_MAP_SIZE);
-	__type(key, struct sj_txq_key);
-	__type(value, __u32);
-} txq_of_hash SEC(".maps") __weak;
+SJ_MAP(txq_of_hash, BPF_MAP_TYPE_LRU_HASH, SJ_TXQ_MAP_SIZE, struct sj_txq_key,
+       __u32);
 
 /*
  * The attachment the running tc or XDP program serves, found once at its
@@ -112,12 +108,7 @@ struct sj_here {
 	struct sj_att att;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sj_here);
-} here SEC(".maps") __weak;
+SJ_SCRATCH(here, struct sj_here);
 
 /* This program's attachment on ifindex, or NULL: attached a moment ago
  * and not yet registered, or going away.  Made the current one. */
@@ -177,12 +168,7 @@ static __always_inline struct sj_stats *sj_stats_this_cpu(void)
  * function's frame, each frame rounded up to 32).  Nothing but
  * sj_flow_get writes it, and only first_seen_ns: the rest stays zero.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sj_flow);
-} flow_fresh SEC(".maps") __weak;
+SJ_SCRATCH(flow_fresh, struct sj_flow);
 
 /*
  * Whether the attachment may add one more flow to the host's table: at

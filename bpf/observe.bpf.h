@@ -18,21 +18,7 @@
 
 /* The device histogram, and the part of it that went to no flow: one
  * small map per attachment (maps.bpf.h says why) */
-struct sj_hist_map {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	/* by size: the programs reach the value only through a pointer,
-	 * so the object's BTF would hold no more than its name */
-	__uint(value_size, sizeof(struct sj_dev_hist));
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, SJ_ATT_MAX);
-	__type(key, __u32);
-	__array(values, struct sj_hist_map);
-} hist_of SEC(".maps") __weak;
+SJ_PER_ATTACHMENT(hist_of, sj_hist_map, struct sj_dev_hist);
 
 /*
  * Real-queue mode: which flow a queued packet belongs to.  Egress runs
@@ -55,12 +41,8 @@ struct sj_flow_slot {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SJ_FLOW_SLOTS);
-	__type(key, __u32);
-	__type(value, struct sj_flow_slot);
-} flow_slots SEC(".maps") __weak;
+SJ_MAP(flow_slots, BPF_MAP_TYPE_ARRAY, SJ_FLOW_SLOTS, __u32,
+       struct sj_flow_slot);
 
 static __always_inline int sj_obs_key_eq(const struct sj_flow_key *a,
 					 const struct sj_flow_key *b)

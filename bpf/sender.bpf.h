@@ -7,12 +7,8 @@
 #ifndef SJ_SENDER_BPF_H
 #define SJ_SENDER_BPF_H
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, SJ_SENDERS_MAP_SIZE);
-	__type(key, struct sj_sender_key);
-	__type(value, struct sj_sender);
-} senders SEC(".maps") __weak;
+SJ_MAP(senders, BPF_MAP_TYPE_LRU_HASH, SJ_SENDERS_MAP_SIZE, struct sj_sender_key,
+       struct sj_sender);
 
 /* Built here, not on the stack, which the tc program has little of left
  * (see frag.bpf.h) */
@@ -21,12 +17,7 @@ struct sj_sender_scratch {
 	struct sj_sender val;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sj_sender_scratch);
-} sender_scratch SEC(".maps") __weak;
+SJ_SCRATCH(sender_scratch, struct sj_sender_scratch);
 
 static __always_inline struct sj_sender_scratch *sj_sender_of(const struct sj_pkt *pkt)
 {
