@@ -161,10 +161,11 @@ static __always_inline void sj_observe_sojourn_by(__u32 id,
 	__sync_fetch_and_add(&flow->sojourn_sum_ns, sojourn_ns);
 }
 
-static __always_inline void sj_observe_sojourn(struct sj_flow *flow,
+/* From the rate path, which has attachment id in hand already */
+static __always_inline void sj_observe_sojourn(__u32 id, struct sj_flow *flow,
 					       __u64 sojourn_ns)
 {
-	sj_observe_sojourn_by(sj_here_id(), flow, sojourn_ns, 0);
+	sj_observe_sojourn_by(id, flow, sojourn_ns, 0);
 }
 
 #endif

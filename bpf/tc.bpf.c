@@ -328,7 +328,7 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 		.len = skb->len, .gso_size = skb->gso_size,
 		.gso_segs = skb->gso_segs, .hdr_len = pkt->hdr_len });
 	sj_rate_admit(set, q, now, skb->len, wire, exempt, ect, &r);
-	sj_observe_sojourn(flow, r.sojourn_ns);
+	sj_observe_sojourn(att->id, flow, r.sojourn_ns);
 
 	if (sj_rate_apply(&r, set, st, flow, skb, (void *)(long)skb->data,
 			  (void *)(long)skb->data_end, pkt, ect))

@@ -79,7 +79,7 @@ int sojourn_xdp(struct xdp_md *ctx)
 	sj_rate_admit(set, q, now, len,
 		      sj_rate_wire(set, &(struct sj_wire_frame){ .len = len }),
 		      kind > SJ_PKT_FRAGMENT, ect, &r);
-	sj_observe_sojourn(flow, r.sojourn_ns);
+	sj_observe_sojourn(att->id, flow, r.sojourn_ns);
 
 	/* read after the parse: a call may leave packet pointers stale */
 	data = (void *)(long)ctx->data;

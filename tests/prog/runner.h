@@ -285,6 +285,23 @@ static inline void rn_stats(const struct runner *r, struct sj_stats *sum)
 			((__u64 *)sum)[i] += ((__u64 *)&r->percpu[c])[i];
 }
 
+/* The samples in the attachment's own device histogram (`all`), summed
+ * over the CPUs and buckets */
+static inline __u64 rn_hist_count(const struct runner *r)
+{
+	struct sj_dev_hist *h = calloc(r->ncpu, sizeof(*h));
+	__u32 zero = 0;
+	__u64 n = 0;
+
+	if (!h || r->hist < 0 || bpf_map_lookup_elem(r->hist, &zero, h))
+		rn_die("read hist");
+	for (int c = 0; c < r->ncpu; c++)
+		for (int b = 0; b < SJ_HIST_BUCKETS; b++)
+			n += h[c].all.count[b];
+	free(h);
+	return n;
+}
+
 /* A flow key as the program makes it for this attachment: the parser's
  * key and the attachment's id (one table holds every attachment's flows) */
 static inline struct sj_flow_key rn_key(const struct runner *r,

@@ -191,6 +191,7 @@ static int passed(const struct prog *p, int ret)
 static void test_mark(const struct prog *p, int family)
 {
 	struct sj_stats before, after, start = stats(p);
+	__u64 hist0 = rn_hist_count(&p->rn);
 	struct frame f;
 	struct out o;
 	int i, seen = 0;
@@ -199,6 +200,10 @@ static void test_mark(const struct prog *p, int family)
 	settings(p, 2000000, 1000ULL * 1000 * 1000, 1, 0);
 	build(&f, family, ECT0, 1000 + family);
 	run(p, &f, 500);
+	/* each frame's virtual sojourn goes to this attachment's histogram */
+	CHECK(rn_hist_count(&p->rn) - hist0 == 500,
+	      "%s v%d: %llu samples in the attachment's histogram for 500 frames",
+	      p->name, family, (unsigned long long)(rn_hist_count(&p->rn) - hist0));
 	for (i = 0; i < 2000 && !seen; i++) {
 		before = stats(p);
 		o = run(p, &f, 1);
