@@ -88,6 +88,10 @@ int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg);
  * include/sojourn.h); -1 with errno EPROTO, and what differs in why (may
  * be NULL), when another version of sojourn made it */
 int sj_pin_open_map(const char *dir, const char *name, char *why, size_t len);
+/* 0 when map fd has this type, key and value size; -EPROTO, with what
+ * differs in why, when not (the one check sj_pin_open_map makes) */
+int sj_map_layout_check(int fd, const char *name, __u32 type, __u32 key_size,
+			__u32 value_size, char *why, size_t len);
 /* every map the command reads in the folder has this build's layout;
  * -EPROTO, with what differs in why, when one does not */
 int sj_pins_layout(const char *dir, char *why, size_t len);

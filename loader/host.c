@@ -36,9 +36,6 @@ static int reuse_maps(struct bpf_object *obj, char *why, size_t len)
 	int fd, err;
 
 	bpf_object__for_each_map(map, obj) {
-		struct bpf_map_info info = {};
-		__u32 info_len = sizeof(info);
-
 		if (bpf_map__is_internal(map))
 			continue;	/* .rodata: each load's own */
 		if (sj_pin_path(path, SJ_HOST_DIR, bpf_map__name(map)))
@@ -47,15 +44,11 @@ static int reuse_maps(struct bpf_object *obj, char *why, size_t len)
 		if (fd < 0)
 			return -errno;
 		/* a host another version of sojourn made: never half-used */
-		if (bpf_obj_get_info_by_fd(fd, &info, &info_len) ||
-		    info.type != bpf_map__type(map) ||
-		    info.key_size != bpf_map__key_size(map) ||
-		    info.value_size != bpf_map__value_size(map)) {
-			snprintf(why, len, "%s", bpf_map__name(map));
-			close(fd);
-			return -EPROTO;
-		}
-		err = bpf_map__reuse_fd(map, fd);
+		err = sj_map_layout_check(fd, bpf_map__name(map), bpf_map__type(map),
+					  bpf_map__key_size(map),
+					  bpf_map__value_size(map), why, len);
+		if (!err)
+			err = bpf_map__reuse_fd(map, fd);
 		close(fd);
 		if (err)
 			return err;
@@ -65,7 +58,7 @@ static int reuse_maps(struct bpf_object *obj, char *why, size_t len)
 
 static int host_refused(const char *why)
 {
-	return sj_err("%s holds another version's map %s: detach what that version attached (sojourn detach, or remove %s once nothing is attached) first",
+	return sj_err("%s holds another version's map %s; detach what that version attached (sojourn detach, or remove %s once nothing is attached) first",
 		      SJ_HOST_DIR, why, SJ_HOST_DIR);
 }
 
@@ -117,7 +110,7 @@ out:
 
 int sj_host_reuse(struct bpf_object *obj)
 {
-	char why[64] = "";
+	char why[128] = "";
 	int err = host_create();
 
 	if (err)
@@ -227,48 +220,17 @@ int sj_host_map(const char *name)
 	return bpf_obj_get(path);
 }
 
-/* A host map by name: the ones the command reads are checked as pins.c
- * checks an attachment's (settings, queues, flows), the rest by their key
- * and value sizes; -EPROTO, and which one in why, when another version of
- * sojourn made it */
-static int host_map_checked(const char *name, __u32 key, __u32 value,
-			    char *why, size_t len)
-{
-	struct bpf_map_info info = {};
-	__u32 info_len = sizeof(info);
-	int fd;
-
-	if (!key) {
-		fd = sj_pin_open_map(SJ_HOST_DIR, name, NULL, 0);
-		if (fd < 0 && errno == EPROTO)
-			snprintf(why, len, "%s", name);
-		return fd < 0 ? -errno : fd;
-	}
-	fd = sj_host_map(name);
-	if (fd < 0)
-		return -errno;
-	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) == 0 &&
-	    (info.key_size != key || info.value_size != value)) {
-		snprintf(why, len, "%s", name);
-		close(fd);
-		return -EPROTO;
-	}
-	return fd;
-}
-
 int sj_host_maps_open(struct sj_host_maps *m, char *why, size_t len)
 {
+	/* each checked as pins.c checks an attachment's maps: -EPROTO, and
+	 * what differs in why, when another version of sojourn made it */
 	const struct {
 		int *fd;
 		const char *name;
-		__u32 key, value;	/* 0: pins.c's check */
 	} want[] = {
-		{ &m->attachments, "attachments", sizeof(struct sj_att_key), sizeof(struct sj_att) },
-		{ &m->settings, "settings", 0, 0 },
-		{ &m->queues, "queues", 0, 0 },
-		{ &m->stats_of, "stats_of", sizeof(__u32), sizeof(__u32) },
-		{ &m->hist_of, "hist_of", sizeof(__u32), sizeof(__u32) },
-		{ &m->flows, "flows", 0, 0 },
+		{ &m->attachments, "attachments" }, { &m->settings, "settings" },
+		{ &m->queues, "queues" }, { &m->stats_of, "stats_of" },
+		{ &m->hist_of, "hist_of" }, { &m->flows, "flows" },
 	};
 	size_t i;
 	int err = 0;
@@ -276,10 +238,9 @@ int sj_host_maps_open(struct sj_host_maps *m, char *why, size_t len)
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		*want[i].fd = -1;
 	for (i = 0; !err && i < sizeof(want) / sizeof(want[0]); i++) {
-		*want[i].fd = host_map_checked(want[i].name, want[i].key,
-					       want[i].value, why, len);
+		*want[i].fd = sj_pin_open_map(SJ_HOST_DIR, want[i].name, why, len);
 		if (*want[i].fd < 0)
-			err = *want[i].fd ? *want[i].fd : -ENOENT;
+			err = errno ? -errno : -ENOENT;
 	}
 	if (err)
 		sj_host_maps_close(m);
@@ -470,7 +431,7 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 		const struct sj_settings *set, struct sj_host_att *out)
 {
 	static unsigned char used[SJ_ATT_MAX], qused[SJ_QUEUES_HOST];
-	char why[64] = "";
+	char why[128] = "";
 	struct folder_names f;
 	struct sj_host_maps m;
 	struct sj_queue zq;
@@ -563,7 +524,7 @@ void sj_host_reconcile(bool (*swept)(const char *name))
 	struct sj_host_maps m;
 	bool removed = false;
 	struct stat st;
-	char why[64];
+	char why[128];
 
 	/* one listing for the stale folders, the orphan entries and the
 	 * idle host (~500 folders on a full node); read again only when a
@@ -593,7 +554,7 @@ void sj_host_remove(const struct sj_meta *meta)
 				.dir = meta->direction };
 	struct sj_host_maps m;
 	struct sj_att a;
-	char why[64];
+	char why[128];
 
 	/* another version's host: its entries are not ours to read */
 	if (sj_host_maps_open(&m, why, sizeof(why)) == 0) {

@@ -231,6 +231,10 @@ static const struct pin_layout {
 	{ "stats", BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u32), sizeof(struct sj_stats) },
 	{ "hist", BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u32), sizeof(struct sj_dev_hist) },
 	{ "flows", BPF_MAP_TYPE_LRU_HASH, sizeof(struct sj_flow_key), sizeof(struct sj_flow) },
+	/* the host's own (host.c) */
+	{ "attachments", BPF_MAP_TYPE_HASH, sizeof(struct sj_att_key), sizeof(struct sj_att) },
+	{ "stats_of", BPF_MAP_TYPE_ARRAY_OF_MAPS, sizeof(__u32), sizeof(__u32) },
+	{ "hist_of", BPF_MAP_TYPE_ARRAY_OF_MAPS, sizeof(__u32), sizeof(__u32) },
 };
 
 static const struct pin_layout *layout_of(const char *name)
@@ -267,6 +271,14 @@ static int layout_check(int fd, const struct pin_layout *l, char *why,
 	else
 		return 0;
 	return -EPROTO;
+}
+
+int sj_map_layout_check(int fd, const char *name, __u32 type, __u32 key_size,
+			__u32 value_size, char *why, size_t len)
+{
+	struct pin_layout l = { name, type, key_size, value_size };
+
+	return layout_check(fd, &l, why, len);
 }
 
 int sj_pin_open_map(const char *dir, const char *name, char *why, size_t len)
