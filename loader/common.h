@@ -4,6 +4,7 @@
 #define SJ_COMMON_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include "sojourn.h"
@@ -63,6 +64,22 @@ int sj_list_filters(__u32 ifindex, __u32 parent, struct sj_tc_filter *f, int max
 int sj_link_packets(__u32 ifindex, __u64 *rx, __u64 *tx);
 
 /* a direction's one name: pins, show, export, the daemon's log */
+/* An array of n elements of size bytes with room for one more: v itself
+ * while it has room (*cap), else v grown to twice *cap (first when empty);
+ * NULL, with v and *cap as they were, when memory runs out */
+static inline void *sj_grow(void *v, size_t *cap, size_t n, size_t size,
+			    size_t first)
+{
+	size_t want = *cap ? 2 * *cap : first;
+
+	if (n < *cap)
+		return v;
+	v = realloc(v, want * size);
+	if (v)
+		*cap = want;
+	return v;
+}
+
 static inline const char *sj_dir_name(enum sj_dir dir)
 {
 	return dir == SJ_DIR_INGRESS ? "ingress" : "egress";

@@ -308,6 +308,7 @@ static int folders_read_sweep(struct folder_names *f, bool (*swept)(const char *
 	size_t cap = 0;
 	DIR *d = opendir(SJ_PIN_ROOT);
 	const char *nm;
+	void *p;
 	int pid, off;
 
 	f->name = NULL;
@@ -320,19 +321,16 @@ static int folders_read_sweep(struct folder_names *f, bool (*swept)(const char *
 			*removed = true;
 		if (sscanf(nm, "tmp-%d-%n", &pid, &off) == 1 && off > 0)
 			nm += off;
-		if (f->n == cap) {
-			void *p = realloc(f->name, (cap = cap ? 2 * cap : 256) * sizeof(*f->name));
-
-			if (!p) {
-				/* a partial list would read as folders gone */
-				free(f->name);
-				f->name = NULL;
-				f->n = 0;
-				closedir(d);
-				return -ENOMEM;
-			}
-			f->name = p;
+		p = sj_grow(f->name, &cap, f->n, sizeof(*f->name), 256);
+		if (!p) {
+			/* a partial list would read as folders gone */
+			free(f->name);
+			f->name = NULL;
+			f->n = 0;
+			closedir(d);
+			return -ENOMEM;
 		}
+		f->name = p;
 		snprintf(f->name[f->n++], sizeof(f->name[0]), "%.63s", nm);
 	}
 	closedir(d);

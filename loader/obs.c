@@ -120,7 +120,7 @@ bool obs_foreign(const struct obs_filter *f, const char *dir)
 struct list_arg {
 	const struct obs_filter *f;
 	struct obs_att *v;
-	int n, cap;
+	size_t n, cap;
 	int foreign;
 };
 
@@ -137,13 +137,10 @@ static int list_one(const char *dir, void *arg)
 	}
 	if (sj_meta_read(dir, &meta) || !obs_filter_match(f, &meta))
 		return 0;
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 8;
-		v = realloc(a->v, a->cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-	}
+	v = sj_grow(a->v, &a->cap, a->n, sizeof(*v), 8);
+	if (!v)
+		return -ENOMEM;
+	a->v = v;
 	snprintf(a->v[a->n].dir, sizeof(a->v[a->n].dir), "%s", dir);
 	a->v[a->n++].meta = meta;
 	return 0;
@@ -174,7 +171,7 @@ int obs_list(const struct obs_filter *f, struct obs_att **out, int *n,
 	if (a.n > 1)
 		qsort(a.v, a.n, sizeof(*a.v), att_cmp);
 	*out = a.v;
-	*n = a.n;
+	*n = (int)a.n;	/* at most SJ_ATT_MAX attachments per host */
 	if (foreign)
 		*foreign = a.foreign;
 	return 0;
@@ -248,13 +245,10 @@ static int table_add(const void *key, const void *val, void *ctx)
 	struct table_read *t = ctx;
 	struct obs_flow *nv;
 
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 4096;
-		nv = realloc(t->v, t->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		t->v = nv;
-	}
+	nv = sj_grow(t->v, &t->cap, t->n, sizeof(*nv), 4096);
+	if (!nv)
+		return -ENOMEM;
+	t->v = nv;
 	memcpy(&t->v[t->n].key, key, sizeof(t->v[t->n].key));
 	memcpy(&t->v[t->n++].val, val, sizeof(t->v[0].val));
 	return 0;
