@@ -155,17 +155,12 @@ static int tree_cb(const struct nlmsghdr *nlh, void *data)
 
 	if ((__u32)tcm->tcm_ifindex != w->ifindex || tcm->tcm_parent == TC_H_INGRESS)
 		return MNL_CB_OK;	/* TC_H_INGRESS is TC_H_CLSACT too */
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct sj_qdisc *more = realloc(t->q, cap * sizeof(*more));
-
-		if (!more) {
-			w->err = -ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		t->q = more;
-		t->cap = cap;
+	q = sj_grow(t->q, &t->cap, t->n, sizeof(*q), 16);
+	if (!q) {
+		w->err = -ENOMEM;
+		return MNL_CB_ERROR;
 	}
+	t->q = q;
 	q = &t->q[t->n++];
 	memset(q, 0, sizeof(*q));
 	q->handle = tcm->tcm_handle;
