@@ -214,6 +214,8 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	if (q && !steered) {
 		/* one writer per queue (qdisc_run_begin): no lock */
 		WRITE_ONCE(q->vars.ldelay, sojourn);
+		if (stamp > q->bulk_left)
+			WRITE_ONCE(q->bulk_left, stamp);
 		if (len > q->maxpacket)
 			q->maxpacket = len;
 	}

@@ -152,7 +152,8 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	int left = sj_fair_left_for_sure(backlog, flow->backlog_at,
 					 flow->forgot_at, now,
 					 set->interval_ns, ldelay,
-					 set->target_ns);
+					 set->target_ns,
+					 READ_ONCE(q->bulk_left));
 	__u32 len = skb->len, answer_intervals = 1;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,

@@ -168,29 +168,51 @@ static __always_inline int sj_fair_sparse_room(__u64 steered, __u64 steered_dt,
 
 /*
  * Whether a flow surely has nothing left in the queue, as sending it ahead
- * needs.  The staleness rule forgets a count after the last packet's delay
- * plus a target: right for shares, where a count kept too long would do
- * more harm, but not for order, as a queue whose delay grows still holds
- * the flow's packets then, and one sent ahead would pass them.  Worse, the
- * dequeues of those packets then take away what the flow counted since,
- * so its count reads zero while its newer packets wait.  So "surely gone"
- * is the time a FIFO at its worst could hold a packet: an interval, or
- * twice the queue's delay plus a target where that is more (field_idle's
- * pfifo_fast at its limit: ~130 ms), since the flow's last enqueue, or
- * since its count was last forgotten with bytes in it, for a count of
- * zero.  Before, field_idle's bulk flows had packets sent ahead of their
- * own 15-30 times each after a stall.
+ * needs.  Two witnesses, both required:
+ *  - Time.  The staleness rule forgets a count after the last packet's
+ *    delay plus a target: right for shares, where a count kept too long
+ *    would do more harm, but not for order, as a queue whose delay grows
+ *    still holds the flow's packets then, and one sent ahead would pass
+ *    them.  Worse, the dequeues of those packets then take away what the
+ *    flow counted since, so its count reads zero while its newer packets
+ *    wait.  So "surely gone" is the time a FIFO at its worst could hold a
+ *    packet: an interval, or twice the queue's delay plus a target where
+ *    that is more (field_idle's pfifo_fast at its limit: ~130 ms), since
+ *    the flow's last enqueue, or since its count was last forgotten with
+ *    bytes in it, for a count of zero.  Before, field_idle's bulk flows
+ *    had packets sent ahead of their own 15-30 times each after a stall.
+ *  - What left.  The queue's delay is what its last dequeue saw, and a
+ *    queue that stops (a veth whose peer's ring is full holds its qdisc
+ *    back, 6.16 on; a NIC's paused transmit queue) dequeues nothing while
+ *    the delay it last saw stays low: field_idle's pfifo_fast drained to
+ *    ~0 ms, stood still, and held packets 250-550 ms while the time rule
+ *    read "an interval quiet, gone" (`reordered` 2-15 in 15 s with
+ *    sparse_class auto, each an old packet passed by the flow's own sent
+ *    ahead 100-500 ms later).  A FIFO lets packets go in the order they
+ *    came, so once a packet stamped at or after the flow's last enqueue
+ *    has left by the bulk path (bulk_left, sojourn.h), everything the
+ *    flow queued before it has left too.  A flow that never enqueued
+ *    (backlog_at 0) has nothing to wait for.
+ * The second alone would do on one FIFO, but not where the bulk path is
+ * several (HTB's leaves, pfifo_fast's bands 1 and 2) or the flow moved to
+ * another transmit queue: there the time rule still holds the packet back.
+ * A queue that passes its packets by without a dequeue we see (pfifo_fast
+ * sends straight to an idle device) keeps a flow out of the fast path
+ * until a later packet leaves by the queue: where nothing waits, nothing
+ * is lost by that.
  */
 static __always_inline int sj_fair_left_for_sure(__u64 counted, __u64 backlog_at,
 						 __u64 forgot_at, __u64 now,
 						 __u64 interval_ns,
-						 __u64 ldelay_ns, __u64 target_ns)
+						 __u64 ldelay_ns, __u64 target_ns,
+						 __u64 bulk_left)
 {
 	__u64 hold = 2 * ldelay_ns + target_ns;
 
 	if (hold < interval_ns)
 		hold = interval_ns;
-	return sj_since(now, counted ? backlog_at : forgot_at) >= hold;
+	return sj_since(now, counted ? backlog_at : forgot_at) >= hold &&
+	       backlog_at <= bulk_left;
 }
 
 /* Unresponsive: took signals while heavy, and answered none of them

@@ -356,6 +356,10 @@ struct sj_queue {
 	__u64 sent_at;
 	__u64 steered_recent;
 	__u64 steered_at;
+	/* the enqueue stamp of the newest packet that left by the bulk path
+	 * (not sent ahead), moved by the queue's one dequeuer: in a FIFO,
+	 * every packet stamped before it has left too (fair.h) */
+	__u64 bulk_left;
 };
 
 /* The qdisc keeps no single backlog count we can read (lockless qdiscs) */

@@ -126,6 +126,9 @@ struct setup {
 	__u64 backlog;
 	__u64 backlog_age;		/* ns since the flow's last enqueue */
 	__u8 steered;
+	/* the queue stood still: nothing stamped at or after the flow's
+	 * last enqueue has left it by the bulk path (fair.h) */
+	__u8 stalled;
 	/* keep the flows and the fragments' memory of the run before (a
 	 * seeded flow is then written over its old self) */
 	int keep;
@@ -182,7 +185,11 @@ static void prepare(const struct setup *s)
 		.quantum = 1514,
 		.flows_cap = s->flows_cap,
 	};
-	struct sj_queue q = { .vars = { .ldelay = s->ldelay } };
+	__u64 backlog_at = s->backlog ? rn_mono_ns() - s->backlog_age : 0;
+	struct sj_queue q = {
+		.vars = { .ldelay = s->ldelay },
+		.bulk_left = s->stalled ? backlog_at - 1 : rn_mono_ns(),
+	};
 	int err;
 
 	if (!s->keep_settings &&
@@ -201,7 +208,7 @@ static void prepare(const struct setup *s)
 			.codel = { .dropping = 1, .ldelay = s->ldelay },
 			.signal_at = s->pending ? rn_mono_ns() - s->pending_age : 0,
 			.backlog = s->backlog,
-			.backlog_at = s->backlog ? rn_mono_ns() - s->backlog_age : 0,
+			.backlog_at = backlog_at,
 			.steered = s->steered,
 		};
 
@@ -1952,7 +1959,10 @@ static void test_observe(void)
  * A count that staleness forgot may still have packets in the queue (the
  * rule trusts the last packet's delay, which a queue that grows exceeds):
  * it lets the flow go ahead only an interval after its last enqueue
- * (fair_sparse counted 67 segments out of order at the receiver before).
+ * (fair_sparse counted 67 segments out of order at the receiver before),
+ * and only once a packet queued after the flow's last has left: a queue
+ * that stood still holds the flow's packets whatever its last delay was
+ * (field_idle's pfifo_fast: 250-550 ms behind a last delay of 0).
  */
 static void test_steer(void)
 {
@@ -1962,14 +1972,18 @@ static void test_steer(void)
 		__u64 age_ms;	/* since the flow's last enqueue */
 		codel_time_t ldelay;
 		__u8 steered;
+		__u8 stalled;
 		int ahead;
 	} cases[] = {
-		{ "steer_empty_flow_goes_ahead", 0, 0, CODEL_MS(500), 0, 1 },
-		{ "steer_never_passes_own_bulk", 3000, 0, CODEL_MS(500), 0, 0 },
-		{ "steer_follows_own_sent_ahead", 3000, 0, CODEL_MS(500), 1, 1 },
+		{ "steer_empty_flow_goes_ahead", 0, 0, CODEL_MS(500), 0, 0, 1 },
+		{ "steer_never_passes_own_bulk", 3000, 0, CODEL_MS(500), 0, 0, 0 },
+		{ "steer_follows_own_sent_ahead", 3000, 0, CODEL_MS(500), 1, 0, 1 },
 		/* forgotten (20 ms > 1 ms delay + 5 ms target), not an interval */
-		{ "steer_waits_out_a_forgotten_count", 3000, 20, CODEL_MS(1), 0, 0 },
-		{ "steer_after_an_interval_quiet", 3000, 150, CODEL_MS(1), 0, 1 },
+		{ "steer_waits_out_a_forgotten_count", 3000, 20, CODEL_MS(1), 0, 0, 0 },
+		{ "steer_after_an_interval_quiet", 3000, 150, CODEL_MS(1), 0, 0, 1 },
+		/* an interval quiet, but the queue stood still since: its
+		 * last delay (1 ms) says nothing of what it holds now */
+		{ "steer_waits_for_a_stalled_queue", 3000, 150, CODEL_MS(1), 0, 1, 0 },
 	};
 	struct sj_flow_key key = key4(SJ_IPPROTO_TCP, 40090, 80);
 	struct __sk_buff ctx = { .priority = 0 };
@@ -1984,6 +1998,7 @@ static void test_steer(void)
 		s.backlog_age = cases[i].age_ms * 1000000ULL;
 		s.ldelay = cases[i].ldelay;
 		s.steered = cases[i].steered;
+		s.stalled = cases[i].stalled;
 		run(&f, &s, &r);
 		if (check_ran(&r, SJ_ACT_NEXT)) {
 			CHECK((r.ctx.priority == 7) == cases[i].ahead,

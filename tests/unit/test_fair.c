@@ -178,23 +178,33 @@ static void test_stale(void)
 static void test_left_for_sure(void)
 {
 	CHECK(sj_fair_stale(100 * MS, 120 * MS, 10 * MS, 5 * MS) &&
-	      !sj_fair_left_for_sure(3000, 100 * MS, 0, 120 * MS, 100 * MS, 10 * MS, 5 * MS),
+	      !sj_fair_left_for_sure(3000, 100 * MS, 0, 120 * MS, 100 * MS, 10 * MS, 5 * MS, 120 * MS),
 	      "stale count taken as gone for sure");
-	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 0, 200 * MS, 100 * MS, 10 * MS, 5 * MS),
+	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 0, 200 * MS, 100 * MS, 10 * MS, 5 * MS, 200 * MS),
 	      "an interval quiet: gone");
-	CHECK(sj_fair_left_for_sure(0, 100 * MS, 0, 101 * MS, 100 * MS, 10 * MS, 5 * MS),
+	CHECK(sj_fair_left_for_sure(0, 100 * MS, 0, 101 * MS, 100 * MS, 10 * MS, 5 * MS, 101 * MS),
 	      "nothing counted, nothing forgotten: gone");
 	/* a count forgotten 20 ms ago reads zero: the dequeues of what it
 	 * held took away what came since */
-	CHECK(!sj_fair_left_for_sure(0, 100 * MS, 81 * MS, 101 * MS, 100 * MS, 10 * MS, 5 * MS),
+	CHECK(!sj_fair_left_for_sure(0, 100 * MS, 81 * MS, 101 * MS, 100 * MS, 10 * MS, 5 * MS, 101 * MS),
 	      "zero just after forgetting read as gone");
 	/* a queue of 130 ms holds what a flow sent 110 ms ago */
-	CHECK(!sj_fair_left_for_sure(3000, 100 * MS, 0, 210 * MS, 100 * MS, 130 * MS, 5 * MS),
+	CHECK(!sj_fair_left_for_sure(3000, 100 * MS, 0, 210 * MS, 100 * MS, 130 * MS, 5 * MS, 210 * MS),
 	      "quiet for an interval, but the queue holds more");
-	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 0, 370 * MS, 100 * MS, 130 * MS, 5 * MS),
+	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 0, 370 * MS, 100 * MS, 130 * MS, 5 * MS, 370 * MS),
 	      "quiet for twice the queue's delay: gone");
+	/* a queue that stood still since the flow's last enqueue: nothing
+	 * stamped at or after it has left, however long the quiet */
+	CHECK(!sj_fair_left_for_sure(3000, 100 * MS, 0, 600 * MS, 100 * MS, 0, 5 * MS, 100 * MS - 1),
+	      "a stalled queue's old delay read as gone");
+	CHECK(!sj_fair_left_for_sure(0, 100 * MS, 0, 600 * MS, 100 * MS, 0, 5 * MS, 90 * MS),
+	      "a zero count in a stalled queue read as gone");
+	CHECK(sj_fair_left_for_sure(3000, 100 * MS, 0, 600 * MS, 100 * MS, 0, 5 * MS, 100 * MS),
+	      "its own last packet left, an interval ago: still waiting");
+	CHECK(sj_fair_left_for_sure(0, 0, 0, 600 * MS, 100 * MS, 0, 5 * MS, 0),
+	      "a flow that never queued waits for a dequeue");
 	/* another CPU wrote its time a moment after this CPU read now */
-	CHECK(!sj_fair_left_for_sure(3000, 120 * MS + 1000, 0, 120 * MS, 100 * MS, 10 * MS, 5 * MS),
+	CHECK(!sj_fair_left_for_sure(3000, 120 * MS + 1000, 0, 120 * MS, 100 * MS, 10 * MS, 5 * MS, 120 * MS),
 	      "a time just ahead of now read as long ago");
 	CHECK(!sj_fair_unresponsive(120 * MS + 1000, 120 * MS, 100 * MS, 5, 1),
 	      "a judge's wait just begun read as over");
