@@ -176,7 +176,7 @@ const struct sj_option sj_options[SJ_O_COUNT] = {
 		.modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED,
 		.why = "rate mode has no queue to go ahead in",
 		.arg = "CLASSID|auto|off",
-		.help = "steer sparse flows: to a class, to pfifo_fast band 0 under the root or mq (auto), off (default)",
+		.help = "steer sparse flows: to a class; auto (real-queue mode's default): pfifo_fast band 0 under the root or mq, or a class added beside HTB's default; off",
 	},
 	[SJ_O_FLOWS] = {
 		.word = "flows",

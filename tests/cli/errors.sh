@@ -359,7 +359,18 @@ expect_error "change: not attached" 'not attached' \
 
 snapshot
 BASE0=$BASE
-if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" -n "$NS"; then
+# real-queue mode sends sparse flows ahead by default (sparse_class auto);
+# this tree's default class sits at the top, where no class may be added
+# beside it: attach works and says so, in one line that names the way out
+sj attach "$DQ" -n "$NS" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 0 ] || why "exit status $rc: $(cat "$WORK/err")"
+[ "$(wc -l <"$WORK/err")" -eq 1 ] || why "not one line on stderr: $(cat "$WORK/err")"
+grep -q "^sojourn: note: $DQ: sparse_class auto: no class for sparse flows to go ahead in: .*sparse_class CLASSID" "$WORK/err" ||
+	why "no note naming sparse_class: $(cat "$WORK/err")"
+verdict "attach $DQ with defaults: a note that sparse flows have no path ahead"
+sj detach "$DQ" -n "$NS" >/dev/null 2>&1
+if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" sparse_class off -n "$NS"; then
 	EXPECT_DEVS=$DQ
 	folder=$(comm -13 <(echo "$BASE0") <(pins_list | ours))
 	t0=$(field "$DQ" .target)
