@@ -16,14 +16,52 @@
 #include "parse.h"
 
 /*
+ * Whether a flow's packet goes ahead of the virtual queue's bulk (vqueue.h):
+ * the flow sent at most a quantum over about the last interval, and what
+ * went ahead over it stays within the bound real-queue mode has (fair.h:
+ * an eighth of what the queue admitted, or two quanta); one the bound
+ * holds back is counted here.  The queue's sums are estimates every CPU
+ * moves without the lock.
+ */
+static __always_inline int sj_rate_sparse(const struct sj_settings *set,
+					  struct sj_stats *st,
+					  struct sj_queue *q,
+					  struct sj_flow *flow, __u64 now,
+					  __u32 len, __u32 sparse_bytes)
+{
+	__u64 tau = set->interval_ns;
+
+	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
+					    sj_since(now, flow->recent_at),
+					    tau, sparse_bytes);
+	flow->recent_at = now;
+	if (flow->recent_bytes > set->quantum)
+		return 0;
+	if (!sj_fair_sparse_room(READ_ONCE(q->steered_recent),
+				 sj_since(now, READ_ONCE(q->steered_at)),
+				 READ_ONCE(q->sent_recent),
+				 sj_since(now, READ_ONCE(q->sent_at)),
+				 tau, set->quantum, len)) {
+		st->sparse_bounded++;
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * len: the packet's length as the hook sees it; wire: what it costs on the
  * link (sj_rate_wire), which the clock moves by.  exempt: a packet we could not parse; it gets
  * no CoDel signal but is held to the horizon like the rest.  ecn_capable:
- * the packet is ECT, so a signal may be a CE mark.
+ * the packet is ECT, so a signal may be a CE mark.  flow: the packet's
+ * flow (NULL: none), which may go ahead (sj_rate_sparse); sparse_bytes:
+ * what the packet adds to the flow's rate for that (fair.h).
  */
 static __always_inline void sj_rate_admit(struct sj_settings *set,
-					  struct sj_queue *q, __u64 now,
+					  struct sj_stats *st,
+					  struct sj_queue *q,
+					  struct sj_flow *flow, __u64 now,
 					  __u32 len, __u64 wire,
+					  __u32 sparse_bytes,
 					  int exempt, int ecn_capable,
 					  struct sj_rate_result *r)
 {
@@ -48,10 +86,29 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 	/* divisions outside the lock: it is held for a few loads and stores */
 	credit_ns = sj_vq_tx_ns(burst, rate);
 	pkt.tx_ns = sj_vq_tx_ns(wire, rate);
+	if (flow && !exempt)
+		pkt.sparse = sj_rate_sparse(set, st, q, flow, now, len,
+					    sparse_bytes);
 
 	bpf_spin_lock(&q->lock);
 	sj_vq_admit(q, &params, rate, credit_ns, horizon, &pkt, r);
 	bpf_spin_unlock(&q->lock);
+	if (r->verdict != SJ_PASS && r->verdict != SJ_MARK)
+		return;
+	/* what the queue admits, and what of it went ahead, set the bound */
+	if (pkt.sparse) {
+		st->sparse_steered++;
+		WRITE_ONCE(q->steered_recent,
+			   sj_fair_recent(READ_ONCE(q->steered_recent),
+					  sj_since(now, READ_ONCE(q->steered_at)),
+					  set->interval_ns, len));
+		WRITE_ONCE(q->steered_at, now);
+	}
+	WRITE_ONCE(q->sent_recent,
+		   sj_fair_recent(READ_ONCE(q->sent_recent),
+				  sj_since(now, READ_ONCE(q->sent_at)),
+				  set->interval_ns, len));
+	WRITE_ONCE(q->sent_at, now);
 }
 
 /*

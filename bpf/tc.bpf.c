@@ -155,6 +155,8 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					 set->target_ns,
 					 READ_ONCE(q->bulk_left));
 	__u32 len = skb->len, answer_intervals = 1;
+	/* a fragment carries no TCP header we read (parse.h) */
+	int tcp = pkt->key.proto == SJ_IPPROTO_TCP && pkt->frag == SJ_FRAG_NONE;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
 				      set->target_ns)) {
@@ -168,7 +170,9 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	}
 	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
 					    sj_since(now, flow->recent_at),
-					    set->interval_ns, len);
+					    set->interval_ns,
+					    sj_fair_sparse_bytes(tcp, len,
+								 pkt->hdr_len));
 	flow->recent_at = now;
 	/* Sent ahead only if that cannot pass a packet of its own: the flow
 	 * has nothing queued (for sure, fair.h), or all it has queued went
@@ -200,8 +204,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		*heavy = 1;
 		goto admit;
 	}
-	/* a fragment carries no TCP header we read (parse.h) */
-	if (pkt->key.proto == SJ_IPPROTO_TCP && pkt->frag == SJ_FRAG_NONE) {
+	if (tcp) {
 		int payload = skb->len > pkt->hdr_len;
 
 		answer_intervals = SJ_FAIR_ANSWER_INTERVALS;
@@ -328,7 +331,11 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 	wire = sj_rate_wire(set, &(struct sj_wire_frame){
 		.len = skb->len, .gso_size = skb->gso_size,
 		.gso_segs = skb->gso_segs, .hdr_len = pkt->hdr_len });
-	sj_rate_admit(set, q, now, skb->len, wire, exempt, ect, &r);
+	sj_rate_admit(set, st, q, flow, now, skb->len, wire,
+		      sj_fair_sparse_bytes(pkt->key.proto == SJ_IPPROTO_TCP &&
+					   pkt->frag == SJ_FRAG_NONE,
+					   skb->len, pkt->hdr_len),
+		      exempt, ect, &r);
 	sj_observe_sojourn(att->id, flow, r.sojourn_ns);
 
 	if (sj_rate_apply(&r, set, st, flow, skb, (void *)(long)skb->data,

@@ -2014,6 +2014,49 @@ static void test_steer(void)
 	}
 }
 
+/*
+ * Sparse by payload (fair.h): a download's ACKs carry none, so however
+ * many come they stay sparse and go ahead, one after another (40 of them,
+ * within the bound of two quanta while the queue has sent nothing; the
+ * steered bytes count whole frames); a flow of
+ * 200-byte segments goes ahead for 7 (1400 bytes, within a quantum) and
+ * not after.
+ */
+static void test_steer_thin(void)
+{
+	struct __sk_buff ctx = { .priority = 0 };
+	struct setup s = { .ldelay = CODEL_MS(1), .sparse_priority = 7,
+			   .ctx = &ctx };
+	struct frame ack, data;
+	struct result r;
+	int i, acks = 0, segs = 0;
+
+	tcp4(&ack, ECT0, 40091);
+	fr_eth(&data, ETH_P_IP);
+	fr_ip4(&data, ECT0, IPPROTO_TCP, 5, 0);
+	fr_tcp(&data, 40092, 80);
+	fr_put(&data, NULL, 200);
+	fr_finish(&data);
+	/* each loop within the bound on what goes ahead: two quanta while
+	 * the queue has sent nothing (the second starts the queue anew) */
+	for (i = 0; i < 40; i++) {
+		run(&ack, &s, &r);
+		if (check_ran(&r, SJ_ACT_NEXT))
+			acks += r.ctx.priority == 7;
+		s.keep = s.keep_settings = 1;
+	}
+	s.keep_settings = 0;
+	for (i = 0; i < 50; i++) {
+		run(&data, &s, &r);
+		if (check_ran(&r, SJ_ACT_NEXT))
+			segs += r.ctx.priority == 7;
+		s.keep_settings = 1;
+	}
+	CHECK(acks == 40, "%d of 40 pure ACKs went ahead", acks);
+	CHECK(segs == 7, "%d of 50 200-byte segments went ahead, want 7", segs);
+	check_case("steer_thin_acks_stay_sparse");
+}
+
 /* ------------------------------------------------------------------ */
 /* The host's programs and the attachments they serve                   */
 
@@ -2270,6 +2313,7 @@ int main(void)
 	test_csum_complete();
 	test_l3();
 	test_steer();
+	test_steer_thin();
 	test_no_attachment();
 	test_flow_cap();
 

@@ -350,6 +350,86 @@ static void test_pace(const struct prog *p)
 	      (unsigned long long)o.tstamp);
 }
 
+/* Rate settings for sparse flows: 2 MB/s, a quantum of 1514, the law as
+ * quick as test_mark's, and an interval of tau_ns for the flows' rates */
+static void sparse_settings(const struct prog *p, __u64 tau_ns, int pace)
+{
+	struct sj_settings s = {
+		.codel = { .target = CODEL_NS(1000), .interval = CODEL_NS(2000),
+			   .ce_threshold = CODEL_DISABLED_THRESHOLD,
+			   .mtu = 1514, .ecn = 1 },
+		.target_ns = 1000, .interval_ns = tau_ns, .quantum = 1514,
+		.rate_Bps = 2000000, .horizon_ns = 1000ULL * 1000 * 1000,
+		.pace = pace,
+	};
+	struct sj_queue q = {};
+
+	write_att(p, &s, &q);
+}
+
+/*
+ * A sparse flow goes ahead of the virtual queue (vqueue.h): behind a bulk
+ * flow's 50 ms, with the law dropping the bulk's Not-ECT packets, a new
+ * flow's Not-ECT packet passes untouched, counted sparse_steered, and
+ * with pace leaves now instead of 50 ms out.  What goes ahead is bounded:
+ * 600 new flows at once take no more than an eighth of what the queue
+ * admitted, plus two quanta, and the rest is sparse_bounded.
+ */
+static void test_sparse(const struct prog *p, int pace)
+{
+	struct sj_stats before, after;
+	struct frame bulk, f;
+	__u64 steered, admitted, now;
+	struct out o;
+	int i, dropping = 0;
+
+	sparse_settings(p, 100ULL * 1000 * 1000, pace);
+	build(&bulk, 4, 0, 6000 + pace);
+	run(p, &bulk, 500);
+	for (i = 0; i < 2000 && !dropping; i++) {
+		before = stats(p);
+		run(p, &bulk, 1);
+		after = stats(p);
+		dropping = after.drops > before.drops;
+	}
+	CHECK(dropping, "%s: the law never dropped the bulk", p->name);
+	build(&f, 4, 0, 6002 + pace);
+	before = stats(p);
+	o = run(p, &f, 1);
+	after = stats(p);
+	now = mono_ns();
+	CHECK(passed(p, o.ret), "%s: sparse packet not passed (%d)", p->name, o.ret);
+	CHECK(after.sparse_steered == before.sparse_steered + 1,
+	      "%s: sparse_steered moved by %llu", p->name,
+	      (unsigned long long)(after.sparse_steered - before.sparse_steered));
+	CHECK(after.drops == before.drops &&
+	      after.drop_overlimit == before.drop_overlimit,
+	      "%s: sparse packet dropped", p->name);
+	if (pace)
+		CHECK(o.tstamp && o.tstamp <= now,
+		      "%s pace: sparse packet leaves %lld ns from now",
+		      p->name, (long long)(o.tstamp - now));
+
+	/* the bound: a rate that does not decay within the test */
+	sparse_settings(p, 10ULL * 1000 * 1000 * 1000, 0);
+	build(&bulk, 4, ECT0, 6004);
+	before = stats(p);
+	run(p, &bulk, 100);
+	for (i = 0; i < 600; i++) {
+		build(&f, 4, ECT0, 7000 + i);
+		run(p, &f, 1);
+	}
+	after = stats(p);
+	steered = after.sparse_steered - before.sparse_steered;
+	admitted = 700 - (after.drops - before.drops) -
+		   (after.drop_overlimit - before.drop_overlimit);
+	CHECK(steered > 0 && steered * 200 <= admitted * 200 / 8 + 2 * 1514,
+	      "%s: %llu of %llu admitted packets went ahead", p->name,
+	      (unsigned long long)steered, (unsigned long long)admitted);
+	CHECK(after.sparse_bounded > before.sparse_bounded,
+	      "%s: the bound never held a sparse packet back", p->name);
+}
+
 /*
  * The clock moves by what a packet costs on the wire (include/wire.h).  At
  * 1 GB/s a byte takes 1 ns, so the departure moves by exactly the wire
@@ -497,6 +577,10 @@ int main(void)
 	check_case("unparsed flood");
 	test_pace(&ptc);
 	check_case("pace");
+	test_sparse(&ptc, 0);
+	test_sparse(&pxdp, 0);
+	test_sparse(&ptc, 1);
+	check_case("sparse flows ahead");
 	test_wire_clock(&ptc);
 	test_wire_clock(&pxdp);
 	check_case("wire clock");

@@ -173,6 +173,19 @@ static void test_stale(void)
 	CHECK(!sj_fair_stale(100 * MS, 112 * MS, 10 * MS, 5 * MS), "stale too soon");
 }
 
+/* a flow's rate for sparseness counts TCP payload only (fair.h) */
+static void test_sparse_bytes(void)
+{
+	CHECK(sj_fair_sparse_bytes(1, 66, 66) == 0, "a pure ACK counted %u",
+	      sj_fair_sparse_bytes(1, 66, 66));
+	CHECK(sj_fair_sparse_bytes(1, 1514, 66) == 1448, "a full segment counted %u",
+	      sj_fair_sparse_bytes(1, 1514, 66));
+	CHECK(sj_fair_sparse_bytes(1, 40, 66) == 0, "a short TCP packet counted %u",
+	      sj_fair_sparse_bytes(1, 40, 66));
+	CHECK(sj_fair_sparse_bytes(0, 66, 42) == 66, "a UDP packet counted %u",
+	      sj_fair_sparse_bytes(0, 66, 42));
+}
+
 /* stale for shares after delay + target; gone for sure (steering) only
  * after an interval, or with nothing counted */
 static void test_left_for_sure(void)
@@ -352,6 +365,7 @@ int main(void)
 	test_dropper_settles();
 	test_stale();
 	test_left_for_sure();
+	test_sparse_bytes();
 	test_sender_memory();
 	test_sparse_by_rate();
 	test_backlog_sub();

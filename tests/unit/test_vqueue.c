@@ -263,6 +263,77 @@ static void test_codel_on_sojourn(void)
 }
 
 /*
+ * A sparse flow's packet waits behind no one: with 10 ms standing and the
+ * law dropping non-ECT packets, it starts now, takes no signal, leaves
+ * the law as it was, and still pushes the clock by its own time; the
+ * horizon holds it back an eighth further out than the bulk.
+ */
+static void test_sparse_goes_ahead(void)
+{
+	struct codel_params p = params(0);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 now = 10 * 1000 * MS, rate = 1500000, before;
+	struct sj_vq_pkt pkt = { .len = 100, .sparse = 1,
+				 .tx_ns = sj_vq_tx_ns(100, rate) };
+	struct codel_vars vars;
+	struct sj_rate_result r;
+	int i;
+
+	/* 10 ms standing, then 1 ms packets 1 ms apart until one drops */
+	for (i = 0; i < 10; i++)
+		admit(&q, &p, rate, 0, 1000 * MS, now, 1500, 0, 0);
+	for (i = 0; i < 300; i++) {
+		now += MS;
+		r = admit(&q, &p, rate, 0, 1000 * MS, now, 1500, 0, 0);
+		if (r.verdict == SJ_DROP)
+			break;
+	}
+	CHECK(r.verdict == SJ_DROP && q.vars.dropping, "the law never dropped");
+	before = q.departure_ns;
+	vars = q.vars;
+	pkt.now = now;
+	sj_vq_admit(&q, &p, rate, 0, 1000 * MS, &pkt, &r);
+	CHECK(r.verdict == SJ_PASS, "sparse packet's verdict %d", r.verdict);
+	CHECK(r.start_ns == now && r.sojourn_ns == 0,
+	      "sparse packet starts %lld ns from now, sojourn %llu",
+	      (long long)(r.start_ns - now), r.sojourn_ns);
+	CHECK(q.departure_ns == before + pkt.tx_ns,
+	      "clock moved by %lld, want its own %llu",
+	      (long long)(q.departure_ns - before), pkt.tx_ns);
+	CHECK(!memcmp(&vars, &q.vars, sizeof(vars)),
+	      "the law's state changed by a sparse packet");
+	/* the bulk behind it waits for its bytes too */
+	r = admit(&q, &p, rate, 0, 1000 * MS, now, 1500, 0, 1);
+	CHECK(r.start_ns == before + pkt.tx_ns, "bulk start %llu, want %llu",
+	      r.start_ns, before + pkt.tx_ns);
+
+	/* at a horizon of 80 ms: the bulk's ceiling is 80 ms, a sparse
+	 * packet's 90 ms */
+	q.departure_ns = now + 85 * MS;
+	before = q.departure_ns;
+	r = admit(&q, &p, rate, 0, 80 * MS, now, 1500, 0, 1);
+	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
+	      "bulk packet 85 ms out, horizon 80 ms: verdict %d", r.verdict);
+	sj_vq_admit(&q, &p, rate, 0, 80 * MS, &pkt, &r);
+	CHECK(r.verdict == SJ_PASS && q.departure_ns == before + pkt.tx_ns,
+	      "sparse packet 85 ms out, horizon 80 ms: verdict %d", r.verdict);
+	q.departure_ns = now + 91 * MS;
+	before = q.departure_ns;
+	sj_vq_admit(&q, &p, rate, 0, 80 * MS, &pkt, &r);
+	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
+	      "sparse packet 91 ms out, horizon 80 ms: verdict %d, clock moved %lld",
+	      r.verdict, (long long)(q.departure_ns - before));
+
+	/* an idle queue's credit: it starts no later than now either */
+	q.departure_ns = 0;
+	pkt.now = now;
+	sj_vq_admit(&q, &p, rate, 5 * MS, 1000 * MS, &pkt, &r);
+	CHECK(r.verdict == SJ_PASS && r.start_ns == now - 5 * MS && r.sojourn_ns == 0,
+	      "idle: start %lld from now, sojourn %llu",
+	      (long long)(r.start_ns - now), r.sojourn_ns);
+}
+
+/*
  * The long-run rate: a sender offering twice the rate for 10 s gets the
  * rate, plus at most the horizon and the burst once.
  */
@@ -405,6 +476,7 @@ int main(void)
 	test_exempt_flood();
 	test_exempt_control();
 	test_codel_on_sojourn();
+	test_sparse_goes_ahead();
 	test_long_run_rate();
 	test_wire_packet();
 	test_wire_gso();
