@@ -40,36 +40,29 @@ struct sj_dev_hist {
 	struct sj_hist noflow;
 };
 
-/* bit length of v: 0 for 0, k + 1 for 2^k <= v < 2^(k+1); no loop, so the
- * verifier sees straight code */
+/* one step of sj_fls64's binary search: where v is wider than s bits,
+ * drop its low s bits and count them in n */
+static __always_inline void sj_fls_step(__u64 *v, __u32 *n, __u32 s)
+{
+	if (*v >> s) {
+		*n += s;
+		*v >>= s;
+	}
+}
+
+/* bit length of v: 0 for 0, k + 1 for 2^k <= v < 2^(k+1); the search's
+ * steps written out, so the verifier sees straight code (a loop over the
+ * shifts, even unrolled, compiles to more instructions) */
 static __always_inline __u32 sj_fls64(__u64 v)
 {
 	__u32 n = 0;
 
-	if (v >> 32) {
-		n += 32;
-		v >>= 32;
-	}
-	if (v >> 16) {
-		n += 16;
-		v >>= 16;
-	}
-	if (v >> 8) {
-		n += 8;
-		v >>= 8;
-	}
-	if (v >> 4) {
-		n += 4;
-		v >>= 4;
-	}
-	if (v >> 2) {
-		n += 2;
-		v >>= 2;
-	}
-	if (v >> 1) {
-		n += 1;
-		v >>= 1;
-	}
+	sj_fls_step(&v, &n, 32);
+	sj_fls_step(&v, &n, 16);
+	sj_fls_step(&v, &n, 8);
+	sj_fls_step(&v, &n, 4);
+	sj_fls_step(&v, &n, 2);
+	sj_fls_step(&v, &n, 1);
 	return n + (__u32)v;
 }
 

@@ -155,6 +155,21 @@ struct sj_pkt {
 	};
 };
 
+/* A TCP or UDP header of len bytes at l4: both begin with the source
+ * and destination ports, which go into the key.  -1 where the packet
+ * ends first. */
+static __always_inline int sj_l4_ports(void *l4, void *data_end, __u32 len,
+				       struct sj_pkt *pkt)
+{
+	__be16 *port = l4;
+
+	if ((void *)((__u8 *)l4 + len) > data_end)
+		return -1;
+	pkt->key.sport = port[0];
+	pkt->key.dport = port[1];
+	return 0;
+}
+
 /* l4_off: where l4 starts in the frame */
 static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 				       __u32 l4_off, struct sj_pkt *pkt)
@@ -165,23 +180,17 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 	if (proto == SJ_IPPROTO_TCP) {
 		struct tcphdr *th = l4;
 
-		if ((void *)(th + 1) > data_end)
+		if (sj_l4_ports(l4, data_end, sizeof(*th), pkt))
 			return SJ_PKT_TRUNCATED;
-		pkt->key.sport = th->source;
-		pkt->key.dport = th->dest;
 		pkt->hdr_len = l4_off + th->doff * 4;
 		pkt->tcp_flags = ((__u8 *)th)[13];
 		pkt->tcp_seq = bpf_ntohl(th->seq);
 		return SJ_PKT_TCP;
 	}
 	if (proto == SJ_IPPROTO_UDP) {
-		struct udphdr *uh = l4;
-
-		if ((void *)(uh + 1) > data_end)
+		if (sj_l4_ports(l4, data_end, sizeof(struct udphdr), pkt))
 			return SJ_PKT_TRUNCATED;
-		pkt->key.sport = uh->source;
-		pkt->key.dport = uh->dest;
-		pkt->hdr_len = l4_off + sizeof(*uh);
+		pkt->hdr_len = l4_off + sizeof(struct udphdr);
 		return SJ_PKT_UDP;
 	}
 	if (proto == SJ_IPPROTO_ICMP || proto == SJ_IPPROTO_ICMPV6) {

@@ -344,29 +344,66 @@ static int do_attach(struct attach_ctx *c, const struct sj_link *link,
 	return 0;
 }
 
-/* Shared by attach, change, detach: checks, netns, device, its folder. */
-int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
-	       __u64 *cookie, struct sj_pins *pins)
+/* DEV [ingress|egress] at the start of VERB's words */
+static int target_args(struct sj_target *t, const char *verb, int argc,
+		       char **argv)
 {
-	if (sj_check_all() || sj_netns_enter(sj_netns_name) ||
-	    sj_netns_cookie(cookie) || sj_link_get(dev, link))
-		return -1;
-	sj_pins_for(pins, *cookie, link->ifindex, dir);
+	if (argc < 1)
+		return sj_err("%s needs a device: sojourn %s DEV [ingress|egress] [options]",
+			      verb, verb);
+	t->dev = argv[0];
+	t->words = 1 + sj_dir_arg(argc - 1, argv + 1, &t->dir);
 	return 0;
 }
 
-/* attach, once the request is parsed and checked and the device resolved
- * (sj_resolve): replace comes here with what it found, not through
- * cmd_attach, which would check, resolve and ask netlink all over again */
-int sj_attach_resolved(const struct sj_tune *req, const struct sj_link *dev,
-		       __u64 cookie, const struct sj_pins *where)
+int sj_attach_request(struct sj_target *t, struct sj_tune *tune,
+		      const char *verb, int argc, char **argv)
+{
+	if (target_args(t, verb, argc, argv))
+		return -1;
+	sj_tune_defaults(tune);
+	tune->dir = t->dir;
+	if (sj_tune_parse(tune, argc - t->words, argv + t->words, true))
+		return -1;
+	return sj_tune_check(tune);
+}
+
+/* Shared by attach, change and replace: checks, netns, device, folder. */
+int sj_target_resolve(struct sj_target *t)
+{
+	if (sj_check_all() || sj_netns_enter(sj_netns_name) ||
+	    sj_netns_cookie(&t->cookie) || sj_link_get(t->dev, &t->link))
+		return -1;
+	sj_pins_for(&t->pins, t->cookie, t->link.ifindex, t->dir);
+	return 0;
+}
+
+/* change's and replace's: what is there, each with a way of its own to
+ * meet another version's attachment or none at all */
+int sj_target_find(struct sj_target *t)
+{
+	if (sj_pins_lock())
+		return -1;
+	if (!sj_pins_exist(&t->pins))
+		return SJ_FOUND_NONE;
+	if (sj_pins_layout(t->pins.dir, t->why, sizeof(t->why)) == -EPROTO)
+		return SJ_FOUND_FOREIGN;
+	if (sj_meta_read(t->pins.dir, &t->meta))
+		return SJ_FOUND_NO_META;
+	return SJ_FOUND;
+}
+
+/* attach, once the request is parsed and checked and the target resolved:
+ * replace comes here with what it found, not through cmd_attach, which
+ * would check, resolve and ask netlink all over again */
+int sj_attach_resolved(const struct sj_tune *req, const struct sj_target *t)
 {
 	struct attach_ctx c = { .egress_link_fd = -1, .prog_fd = -1,
 				.meta_fd = -1,
 				.host = { .stats_fd = -1, .hist_fd = -1 } };
 	struct sj_tune tune = *req;
-	struct sj_link link = *dev;
-	struct sj_pins pins = *where;
+	struct sj_link link = t->link;
+	struct sj_pins pins = t->pins;
 	char kind[32] = "";
 	const char *dir;
 	int err;
@@ -386,27 +423,20 @@ int sj_attach_resolved(const struct sj_tune *req, const struct sj_link *dev,
 			      link.name, dir, link.name,
 			      tune.dir == SJ_DIR_INGRESS ? " ingress" : "");
 
-	err = do_attach(&c, &link, cookie, &tune, &pins, kind);
+	err = do_attach(&c, &link, t->cookie, &tune, &pins, kind);
 	undo(&c);	/* after success only fds remain: the pins hold the rest */
 	return err;
 }
 
 int cmd_attach(int argc, char **argv)
 {
+	struct sj_target t;
 	struct sj_tune tune;
-	struct sj_link link;
-	struct sj_pins pins;
-	__u64 cookie;
-	int n;
 
-	if (argc < 1)
-		return sj_err("attach needs a device: sojourn attach DEV [ingress|egress] [options]");
-	sj_tune_defaults(&tune);
-	n = 1 + sj_dir_arg(argc - 1, argv + 1, &tune.dir);
-	if (sj_tune_parse(&tune, argc - n, argv + n, true) || sj_tune_check(&tune) ||
-	    sj_resolve(argv[0], tune.dir, &link, &cookie, &pins))
+	if (sj_attach_request(&t, &tune, "attach", argc, argv) ||
+	    sj_target_resolve(&t))
 		return -1;
-	return sj_attach_resolved(&tune, &link, cookie, &pins);
+	return sj_attach_resolved(&tune, &t);
 }
 
 /*
@@ -478,39 +508,42 @@ int sj_settings_open(const struct sj_pins *pins, struct sj_settings *set)
 	return fd;
 }
 
-int cmd_change(int argc, char **argv)
+/* change's options (argv) over what is set in t's attachment */
+static int change_settings(const struct sj_target *t, int argc, char **argv)
 {
 	struct sj_settings set;
 	struct sj_tune tune;
-	struct sj_link link;
-	struct sj_pins pins;
-	struct sj_meta meta;
-	enum sj_dir dir;
-	__u64 cookie;
-	char why[128];
-	int fd, err, n;
+	int fd, err;
 
-	if (argc < 1)
-		return sj_err("change needs a device: sojourn change DEV [ingress|egress] [options]");
-	n = 1 + sj_dir_arg(argc - 1, argv + 1, &dir);
-	if (sj_resolve(argv[0], dir, &link, &cookie, &pins) || sj_pins_lock())
-		return -1;
-	/* another version's settings are not ours to rewrite */
-	if (sj_pins_exist(&pins) &&
-	    sj_pins_layout(pins.dir, why, sizeof(why)) == -EPROTO) {
-		sj_pins_foreign(pins.dir, why, false);
-		return -1;
-	}
-	if (!sj_pins_exist(&pins) || sj_meta_read(pins.dir, &meta))
-		return sj_err("%s %s is not attached; use 'sojourn attach %s%s ...'",
-			      link.name, sj_dir_name(dir), link.name,
-			      dir == SJ_DIR_INGRESS ? " ingress" : "");
-	fd = sj_settings_open(&pins, &set);
+	fd = sj_settings_open(&t->pins, &set);
 	if (fd < 0)
 		return -1;
-	sj_tune_from_settings(&tune, &set, &meta);
-	err = sj_tune_parse(&tune, argc - n, argv + n, false) ||
-	      sj_tune_check(&tune) || sj_settings_write(&link, &pins, fd, &tune, &set);
+	sj_tune_from_settings(&tune, &set, &t->meta);
+	err = sj_tune_parse(&tune, argc, argv, false) || sj_tune_check(&tune) ||
+	      sj_settings_write(&t->link, &t->pins, fd, &tune, &set);
 	close(fd);
 	return err ? -1 : 0;
+}
+
+int cmd_change(int argc, char **argv)
+{
+	struct sj_target t;
+
+	if (target_args(&t, "change", argc, argv) || sj_target_resolve(&t))
+		return -1;
+	switch (sj_target_find(&t)) {
+	case SJ_FOUND:
+		return change_settings(&t, argc - t.words, argv + t.words);
+	case SJ_FOUND_FOREIGN:
+		/* another version's settings are not ours to rewrite */
+		sj_pins_foreign(t.pins.dir, t.why, false);
+		return -1;
+	case SJ_FOUND_NONE:
+	case SJ_FOUND_NO_META:
+		return sj_err("%s %s is not attached; use 'sojourn attach %s%s ...'",
+			      t.link.name, sj_dir_name(t.dir), t.link.name,
+			      t.dir == SJ_DIR_INGRESS ? " ingress" : "");
+	default:
+		return -1;
+	}
 }

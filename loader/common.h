@@ -170,14 +170,39 @@ void sj_ahead_show(const struct sj_meta *meta, const struct sj_ahead *a);
 void sj_ahead_show_skipped(const struct sj_meta *meta, const struct sj_ahead *a,
 			   const struct sj_stats *st);
 
-/* attach.c: checks, netns, device, its folder: what every command starts with */
-int sj_resolve(const char *dev, enum sj_dir dir, struct sj_link *link,
-	       __u64 *cookie, struct sj_pins *pins);
+/* attach.c: what attach, change and replace act on, DEV [ingress|egress]
+ * at the start of their words; resolved, the device, its namespace and the
+ * folder of its attachment; found, what is attached there */
+struct sj_target {
+	const char *dev;
+	enum sj_dir dir;
+	int words;		/* of argv: DEV, and the direction if given */
+	struct sj_link link;
+	__u64 cookie;
+	struct sj_pins pins;
+	struct sj_meta meta;	/* SJ_FOUND */
+	char why[128];		/* SJ_FOUND_FOREIGN: what differs */
+};
+enum sj_found {
+	SJ_FOUND_NONE,		/* no folder: not attached */
+	SJ_FOUND_FOREIGN,	/* made by another version of sojourn */
+	SJ_FOUND_NO_META,	/* a folder whose meta cannot be read */
+	SJ_FOUND,		/* ours, its meta read */
+};
 struct sj_tune;
-/* attach.c: attach with the request parsed and checked (tune.h) and the
- * device resolved as above; replace's way in, without resolving twice */
-int sj_attach_resolved(const struct sj_tune *tune, const struct sj_link *link,
-		       __u64 cookie, const struct sj_pins *pins);
+/* attach's and replace's request, checked before anything is touched:
+ * the target's words, then the options over the defaults, parsed and
+ * checked (tune.h); -1 said */
+int sj_attach_request(struct sj_target *t, struct sj_tune *tune,
+		      const char *verb, int argc, char **argv);
+/* checks, netns, device, its folder: what every command starts with */
+int sj_target_resolve(struct sj_target *t);
+/* what is attached at the resolved target, the pins lock taken: an enum
+ * sj_found, or -1 said */
+int sj_target_find(struct sj_target *t);
+/* attach with the request checked and the target resolved; replace's way
+ * in, without resolving twice */
+int sj_attach_resolved(const struct sj_tune *tune, const struct sj_target *t);
 /* attach.c: an attachment's settings map, open (the fd) with its value
  * read; and tune written over that value (change and replace), with the
  * HTB class of sparse_class auto added or removed to match */

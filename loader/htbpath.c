@@ -135,10 +135,7 @@ static int class_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	c = &w->c[w->n++];
 	memset(c, 0, sizeof(*c));
-	c->classid = tcm->tcm_handle;
-	c->parent = tcm->tcm_parent;
-	mnl_attr_parse(nlh, sizeof(*tcm), class_attr_cb, c);
-	return MNL_CB_OK;
+	return sj_tc_msg_read(nlh, &c->classid, &c->parent, class_attr_cb, c);
 }
 
 static int htb_read(__u32 ifindex, struct htb_walk *w)

@@ -43,6 +43,13 @@ struct nl_req {
 struct nlmsghdr *sj_tc_req(struct nl_req *r, int type, __u16 flags,
 			   __u32 ifindex, __u32 handle, __u32 parent);
 
+/* One qdisc or class of a tc dump: its handle and parent into *handle and
+ * *parent, its attributes to attr_cb with data (nl.c).  MNL_CB_OK, what
+ * the dump's callback returns next. */
+struct nlattr;
+int sj_tc_msg_read(const struct nlmsghdr *nlh, __u32 *handle, __u32 *parent,
+		   int (*attr_cb)(const struct nlattr *a, void *data), void *data);
+
 /* Sends the request on a socket of its own in the current namespace and
  * feeds every answer to cb until the kernel is done; >= 0, or -errno. */
 int sj_nl_talk(struct nlmsghdr *nlh,

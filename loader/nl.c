@@ -73,6 +73,17 @@ struct nlmsghdr *sj_tc_req(struct nl_req *r, int type, __u16 flags,
 	return r->nlh;
 }
 
+int sj_tc_msg_read(const struct nlmsghdr *nlh, __u32 *handle, __u32 *parent,
+		   int (*attr_cb)(const struct nlattr *a, void *data), void *data)
+{
+	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+
+	*handle = tcm->tcm_handle;
+	*parent = tcm->tcm_parent;
+	mnl_attr_parse(nlh, sizeof(*tcm), attr_cb, data);
+	return MNL_CB_OK;
+}
+
 static struct nlmsghdr *tc_dump_req(struct nl_req *r, int type, __u32 ifindex,
 				    __u32 parent)
 {
@@ -163,10 +174,7 @@ static int tree_cb(const struct nlmsghdr *nlh, void *data)
 	t->q = q;
 	q = &t->q[t->n++];
 	memset(q, 0, sizeof(*q));
-	q->handle = tcm->tcm_handle;
-	q->parent = tcm->tcm_parent;
-	mnl_attr_parse(nlh, sizeof(*tcm), tree_kind_attr, q);
-	return MNL_CB_OK;
+	return sj_tc_msg_read(nlh, &q->handle, &q->parent, tree_kind_attr, q);
 }
 
 int sj_qdisc_tree_get(__u32 ifindex, struct sj_qdisc_tree *tree)

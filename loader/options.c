@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The one table of settings (options.h) and what reads a value through it.
- * tests/cli/dist.sh reads the words and keys out of this file (the lines
- * `.word = "..."`, `.noword = "..."`, `.key = "..."`): keep one per line.
+ * tests/cli/dist.sh reads the words and keys out of this file (`.word =
+ * "..."`, `.noword = "..."`, `.key = "..."`): keep each option's entry on
+ * one line of its own, `[SJ_O_...] = { ... },`.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -30,172 +31,34 @@ static const char *const hook_names[] = {
 	[SJ_HOOK_REQ_XDP] = "xdp",
 };
 
-#define RATE_GROUP "burst, horizon and pace"
-#define RATE_WHY "they shape the virtual queue the rate drains"
-#define WIRE_GROUP "overhead, mpu and linklayer"
-#define WIRE_WHY "they price packets against a rate"
-#define FAIR_GROUP "fair and quantum"
-#define FAIR_WHY "rate mode's virtual queue has no fairness yet"
+/* the words refused together out of their mode, and why */
+#define RATE_GROUP .group = "burst, horizon and pace", \
+		   .why = "they shape the virtual queue the rate drains"
+#define WIRE_GROUP .group = "overhead, mpu and linklayer", \
+		   .why = "they price packets against a rate"
+#define FAIR_GROUP .group = "fair and quantum", \
+		   .why = "rate mode's virtual queue has no fairness yet"
+/* the limits of every time setting */
+#define TIME_RANGE .min = NS(SJ_MIN_TIME_US), .max = NS(SJ_MAX_INTERVAL_US)
 
 const struct sj_option sj_options[SJ_O_COUNT] = {
-	[SJ_O_OBSERVE] = {
-		.word = "observe",
-		.key = "Observe",
-		.type = SJ_T_MODE, FIELD(mode),
-		.modes = SJ_IN_ALL,
-		.help = "observe mode: measure the real queue, never signal (egress)",
-	},
-	[SJ_O_RATE] = {
-		.word = "rate",
-		.key = "Rate",
-		.type = SJ_T_RATE, FIELD(rate_Bps),
-		.min = SJ_MIN_RATE_BYTES_PER_S, .max = SJ_MAX_RATE_BYTES_PER_S,
-		.modes = SJ_IN_RATE, .flags = SJ_OPT_SPELLED,
-		.arg = "RATE",
-		.help = "rate mode: a virtual queue drained at RATE (what ingress needs)",
-	},
-	[SJ_O_BURST] = {
-		.word = "burst",
-		.key = "Burst",
-		.type = SJ_T_SIZE, FIELD(burst_bytes),
-		.min = 1, .max = SJ_MAX_BURST_BYTES,
-		.modes = SJ_IN_RATE, .flags = SJ_OPT_ZERO_UNSET,
-		.group = RATE_GROUP, .why = RATE_WHY,
-		.arg = "SIZE",
-		.help = "what may leave at once (default 32kb, less at low rates)",
-	},
-	[SJ_O_HORIZON] = {
-		.word = "horizon",
-		.key = "Horizon",
-		.type = SJ_T_TIME, FIELD(horizon_ns),
-		.min = NS(SJ_MIN_TIME_US), .max = NS(SJ_MAX_INTERVAL_US),
-		.def = NS(SJ_DEFAULT_HORIZON_US),
-		.modes = SJ_IN_RATE, .group = RATE_GROUP, .why = RATE_WHY,
-		.arg = "TIME",
-		.help = "the virtual queue's longest sojourn, beyond it drop (default 200ms)",
-	},
-	[SJ_O_PACE] = {
-		.word = "pace",
-		.noword = "nopace",
-		.key = "Pace",
-		.type = SJ_T_FLAG, FIELD(pace),
-		.max = 1,
-		.modes = SJ_IN_RATE, .group = RATE_GROUP, .why = RATE_WHY,
-		.help = "hold packets to their departure time (egress; default nopace)",
-	},
-	[SJ_O_OVERHEAD] = {
-		.word = "overhead",
-		.key = "Overhead",
-		.type = SJ_T_BYTES, FIELD(wire.overhead),
-		.min = SJ_WIRE_MIN_OVERHEAD, .max = SJ_WIRE_MAX_OVERHEAD,
-		.modes = SJ_IN_RATE, .group = WIRE_GROUP, .why = WIRE_WHY,
-		.arg = "BYTES",
-		.help = "bytes the link adds to every packet, maybe negative (default 0)",
-	},
-	[SJ_O_MPU] = {
-		.word = "mpu",
-		.key = "MPU",
-		.type = SJ_T_BYTES, FIELD(wire.mpu),
-		.max = SJ_WIRE_MAX_MPU,
-		.modes = SJ_IN_RATE, .group = WIRE_GROUP, .why = WIRE_WHY,
-		.arg = "BYTES",
-		.help = "the smallest packet the link carries (default 0)",
-	},
-	[SJ_O_LINKLAYER] = {
-		.word = "linklayer",
-		.key = "LinkLayer",
-		.type = SJ_T_NAME, FIELD(wire.link),
-		.max = SJ_WIRE_PTM, .names = sj_linklayer_names,
-		.modes = SJ_IN_RATE, .group = WIRE_GROUP, .why = WIRE_WHY,
-		.arg = "ethernet|atm|ptm",
-		.help = "the link's framing: atm cells, ptm 64/65 or ethernet (default)",
-	},
-	[SJ_O_TARGET] = {
-		.word = "target",
-		.key = "Target",
-		.type = SJ_T_TIME, FIELD(target_ns),
-		.min = NS(SJ_MIN_TIME_US), .max = NS(SJ_MAX_INTERVAL_US),
-		.def = NS(SJ_DEFAULT_TARGET_US),
-		.modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED,
-		.arg = "TIME",
-		.help = "the standing delay CoDel accepts (default 5ms)",
-	},
-	[SJ_O_INTERVAL] = {
-		.word = "interval",
-		.key = "Interval",
-		.type = SJ_T_TIME, FIELD(interval_ns),
-		.min = NS(SJ_MIN_TIME_US), .max = NS(SJ_MAX_INTERVAL_US),
-		.def = NS(SJ_DEFAULT_INTERVAL_US),
-		.modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED,
-		.arg = "TIME",
-		.help = "how long a delay may stand before a signal (default 100ms)",
-	},
-	[SJ_O_CE_THRESHOLD] = {
-		.word = "ce_threshold",
-		.key = "CEThreshold",
-		.type = SJ_T_TIME_OFF, FIELD(ce_threshold_ns),
-		.min = NS(SJ_MIN_TIME_US), .max = NS(SJ_MAX_INTERVAL_US),
-		.modes = SJ_IN_QUEUE | SJ_IN_RATE,
-		.flags = SJ_OPT_SPELLED | SJ_OPT_ZERO_UNSET,
-		.arg = "TIME|off",
-		.help = "CE-mark ECN packets whose sojourn is above it (default off; ingress rate mode: the target)",
-	},
-	[SJ_O_ECN] = {
-		.word = "ecn",
-		.noword = "noecn",
-		.key = "ECN",
-		.type = SJ_T_FLAG, FIELD(ecn),
-		.max = 1, .def = SJ_DEFAULT_ECN,
-		.modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED,
-		.help = "mark ECN-capable packets instead of dropping them (default ecn)",
-	},
-	[SJ_O_FAIR] = {
-		.word = "fair",
-		.noword = "nofair",
-		.key = "Fair",
-		.type = SJ_T_FLAG, FIELD(fair),
-		.max = 1, .def = SJ_DEFAULT_FAIR,
-		.modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED,
-		.group = FAIR_GROUP, .why = FAIR_WHY,
-		.help = "signal the flows above their share of the queue (default fair)",
-	},
-	[SJ_O_QUANTUM] = {
-		.word = "quantum",
-		.key = "Quantum",
-		.type = SJ_T_SIZE, FIELD(quantum),
-		.min = 64, .max = 65536, .def = SJ_DEFAULT_QUANTUM,
-		.modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED,
-		.group = FAIR_GROUP, .why = FAIR_WHY,
-		.arg = "SIZE",
-		.help = "what a flow may send and still count as sparse (default 1514b)",
-	},
-	[SJ_O_SPARSE_CLASS] = {
-		.word = "sparse_class",
-		.key = "SparseClass",
-		.type = SJ_T_SPARSE, FIELD(sparse),
-		.modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED,
-		.why = "rate mode has no queue to go ahead in",
-		.arg = "CLASSID|auto|off",
-		.help = "steer sparse flows: to a class; auto (real-queue mode's default): pfifo_fast band 0 under the root or mq, or a class added beside HTB's default; off",
-	},
-	[SJ_O_FLOWS] = {
-		.word = "flows",
-		.key = "Flows",
-		.type = SJ_T_COUNT, FIELD(flows),
-		.min = SJ_FLOWS_MIN, .max = SJ_FLOWS_MAX, .def = SJ_FLOWS_DEFAULT,
-		.modes = SJ_IN_ALL,
-		.arg = "N",
-		.help = "new flows a second this attachment may add to the host's one flow table of 65536 (default 65536)",
-	},
-	[SJ_O_HOOK] = {
-		.word = "hook",
-		.key = "Hook",
-		.type = SJ_T_NAME, FIELD(hook),
-		.min = SJ_HOOK_REQ_TC, .max = SJ_HOOK_REQ_XDP, .names = hook_names,
-		.modes = SJ_IN_ALL, .flags = SJ_OPT_ATTACH_ONLY | SJ_OPT_ZERO_UNSET,
-		.arg = "tc|tcx|clsact|xdp",
-		.help = "tcx, clsact, the best of the two (tc), or xdp (ingress only)",
-	},
+	[SJ_O_OBSERVE] = { .word = "observe", .key = "Observe", .type = SJ_T_MODE, FIELD(mode), .modes = SJ_IN_ALL, .help = "observe mode: measure the real queue, never signal (egress)" },
+	[SJ_O_RATE] = { .word = "rate", .key = "Rate", .type = SJ_T_RATE, FIELD(rate_Bps), .min = SJ_MIN_RATE_BYTES_PER_S, .max = SJ_MAX_RATE_BYTES_PER_S, .modes = SJ_IN_RATE, .flags = SJ_OPT_SPELLED, .arg = "RATE", .help = "rate mode: a virtual queue drained at RATE (what ingress needs)" },
+	[SJ_O_BURST] = { .word = "burst", .key = "Burst", .type = SJ_T_SIZE, FIELD(burst_bytes), .min = 1, .max = SJ_MAX_BURST_BYTES, .modes = SJ_IN_RATE, .flags = SJ_OPT_ZERO_UNSET, RATE_GROUP, .arg = "SIZE", .help = "what may leave at once (default 32kb, less at low rates)" },
+	[SJ_O_HORIZON] = { .word = "horizon", .key = "Horizon", .type = SJ_T_TIME, FIELD(horizon_ns), TIME_RANGE, .def = NS(SJ_DEFAULT_HORIZON_US), .modes = SJ_IN_RATE, RATE_GROUP, .arg = "TIME", .help = "the virtual queue's longest sojourn, beyond it drop (default 200ms)" },
+	[SJ_O_PACE] = { .word = "pace", .noword = "nopace", .key = "Pace", .type = SJ_T_FLAG, FIELD(pace), .max = 1, .modes = SJ_IN_RATE, RATE_GROUP, .help = "hold packets to their departure time (egress; default nopace)" },
+	[SJ_O_OVERHEAD] = { .word = "overhead", .key = "Overhead", .type = SJ_T_BYTES, FIELD(wire.overhead), .min = SJ_WIRE_MIN_OVERHEAD, .max = SJ_WIRE_MAX_OVERHEAD, .modes = SJ_IN_RATE, WIRE_GROUP, .arg = "BYTES", .help = "bytes the link adds to every packet, maybe negative (default 0)" },
+	[SJ_O_MPU] = { .word = "mpu", .key = "MPU", .type = SJ_T_BYTES, FIELD(wire.mpu), .max = SJ_WIRE_MAX_MPU, .modes = SJ_IN_RATE, WIRE_GROUP, .arg = "BYTES", .help = "the smallest packet the link carries (default 0)" },
+	[SJ_O_LINKLAYER] = { .word = "linklayer", .key = "LinkLayer", .type = SJ_T_NAME, FIELD(wire.link), .max = SJ_WIRE_PTM, .names = sj_linklayer_names, .modes = SJ_IN_RATE, WIRE_GROUP, .arg = "ethernet|atm|ptm", .help = "the link's framing: atm cells, ptm 64/65 or ethernet (default)" },
+	[SJ_O_TARGET] = { .word = "target", .key = "Target", .type = SJ_T_TIME, FIELD(target_ns), TIME_RANGE, .def = NS(SJ_DEFAULT_TARGET_US), .modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED, .arg = "TIME", .help = "the standing delay CoDel accepts (default 5ms)" },
+	[SJ_O_INTERVAL] = { .word = "interval", .key = "Interval", .type = SJ_T_TIME, FIELD(interval_ns), TIME_RANGE, .def = NS(SJ_DEFAULT_INTERVAL_US), .modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED, .arg = "TIME", .help = "how long a delay may stand before a signal (default 100ms)" },
+	[SJ_O_CE_THRESHOLD] = { .word = "ce_threshold", .key = "CEThreshold", .type = SJ_T_TIME_OFF, FIELD(ce_threshold_ns), TIME_RANGE, .modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED | SJ_OPT_ZERO_UNSET, .arg = "TIME|off", .help = "CE-mark ECN packets whose sojourn is above it (default off; ingress rate mode: the target)" },
+	[SJ_O_ECN] = { .word = "ecn", .noword = "noecn", .key = "ECN", .type = SJ_T_FLAG, FIELD(ecn), .max = 1, .def = SJ_DEFAULT_ECN, .modes = SJ_IN_QUEUE | SJ_IN_RATE, .flags = SJ_OPT_SPELLED, .help = "mark ECN-capable packets instead of dropping them (default ecn)" },
+	[SJ_O_FAIR] = { .word = "fair", .noword = "nofair", .key = "Fair", .type = SJ_T_FLAG, FIELD(fair), .max = 1, .def = SJ_DEFAULT_FAIR, .modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED, FAIR_GROUP, .help = "signal the flows above their share of the queue (default fair)" },
+	[SJ_O_QUANTUM] = { .word = "quantum", .key = "Quantum", .type = SJ_T_SIZE, FIELD(quantum), .min = 64, .max = 65536, .def = SJ_DEFAULT_QUANTUM, .modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED, FAIR_GROUP, .arg = "SIZE", .help = "what a flow may send and still count as sparse (default 1514b)" },
+	[SJ_O_SPARSE_CLASS] = { .word = "sparse_class", .key = "SparseClass", .type = SJ_T_SPARSE, FIELD(sparse), .modes = SJ_IN_QUEUE, .flags = SJ_OPT_SPELLED, .why = "rate mode has no queue to go ahead in", .arg = "CLASSID|auto|off", .help = "steer sparse flows: to a class; auto (real-queue mode's default): pfifo_fast band 0 under the root or mq, or a class added beside HTB's default; off" },
+	[SJ_O_FLOWS] = { .word = "flows", .key = "Flows", .type = SJ_T_COUNT, FIELD(flows), .min = SJ_FLOWS_MIN, .max = SJ_FLOWS_MAX, .def = SJ_FLOWS_DEFAULT, .modes = SJ_IN_ALL, .arg = "N", .help = "new flows a second this attachment may add to the host's one flow table of 65536 (default 65536)" },
+	[SJ_O_HOOK] = { .word = "hook", .key = "Hook", .type = SJ_T_NAME, FIELD(hook), .min = SJ_HOOK_REQ_TC, .max = SJ_HOOK_REQ_XDP, .names = hook_names, .modes = SJ_IN_ALL, .flags = SJ_OPT_ATTACH_ONLY | SJ_OPT_ZERO_UNSET, .arg = "tc|tcx|clsact|xdp", .help = "tcx, clsact, the best of the two (tc), or xdp (ingress only)" },
 };
 
 int sj_option_by_word(const char *word, bool *on)
@@ -337,37 +200,23 @@ static void names_list(const struct sj_option *o, char *buf, size_t len)
 /* what the value should be, for "expected ..." */
 static void noun(const struct sj_option *o, char *buf, size_t len)
 {
-	char names[64];
+	static const char *const fixed[] = {
+		[SJ_T_MODE] = "yes or no",
+		[SJ_T_FLAG] = "yes or no",
+		[SJ_T_TIME] = "a time like 5ms, 100us, 1s",
+		[SJ_T_TIME_OFF] = "a time like 5ms, 100us, 1s, or off",
+		[SJ_T_RATE] = "a rate like 20mbit, 1gbit, 500kbit",
+		[SJ_T_SIZE] = "a size like 32kb, 64k, 1514b",
+		[SJ_T_SPARSE] = "a class like 1:20, auto or off",
+	};
 
-	switch (o->type) {
-	case SJ_T_TIME:
-		snprintf(buf, len, "a time like 5ms, 100us, 1s");
-		break;
-	case SJ_T_TIME_OFF:
-		snprintf(buf, len, "a time like 5ms, 100us, 1s, or off");
-		break;
-	case SJ_T_RATE:
-		snprintf(buf, len, "a rate like 20mbit, 1gbit, 500kbit");
-		break;
-	case SJ_T_SIZE:
-		snprintf(buf, len, "a size like 32kb, 64k, 1514b");
-		break;
-	case SJ_T_COUNT:
-		snprintf(buf, len, "a number from %lld to %lld", o->min, o->max);
-		break;
-	case SJ_T_BYTES:
-		snprintf(buf, len, "a number of bytes from %lld to %lld", o->min, o->max);
-		break;
-	case SJ_T_NAME:
-		names_list(o, names, sizeof(names));
-		snprintf(buf, len, "%s", names);
-		break;
-	case SJ_T_SPARSE:
-		snprintf(buf, len, "a class like 1:20, auto or off");
-		break;
-	default:
-		snprintf(buf, len, "yes or no");
-	}
+	if (o->type == SJ_T_COUNT || o->type == SJ_T_BYTES)
+		snprintf(buf, len, "a number%s from %lld to %lld",
+			 o->type == SJ_T_BYTES ? " of bytes" : "", o->min, o->max);
+	else if (o->type == SJ_T_NAME)
+		names_list(o, buf, len);
+	else
+		snprintf(buf, len, "%s", fixed[o->type]);
 }
 
 static int bad_value(const struct sj_option *o, const char *s, bool conf,

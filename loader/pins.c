@@ -43,22 +43,47 @@ bool sj_pins_exist(const struct sj_pins *p)
 	return stat(p->dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int remove_contents(const char *dir)
+/*
+ * fn(path, name, arg) for each entry of dir but the dot ones, until fn
+ * returns other than 0: that, or 0; an entry whose path would not fit
+ * SJ_PATH_MAX is passed over.  -errno where dir cannot be listed (0 where
+ * it does not exist).
+ */
+static int for_each_entry(const char *dir,
+			  int (*fn)(const char *path, const char *name, void *arg),
+			  void *arg)
 {
 	char path[SJ_PATH_MAX];
 	struct dirent *de;
 	DIR *d = opendir(dir);
-	int err = 0;
+	int ret = 0;
 
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (sj_pin_path(path, dir, de->d_name) || unlink(path))
-			err = -errno;
-	}
+	while (!ret && (de = readdir(d)))
+		if (de->d_name[0] != '.' && !sj_pin_path(path, dir, de->d_name))
+			ret = fn(path, de->d_name, arg);
 	closedir(d);
+	return ret;
+}
+
+/* a pin, for remove_contents: a failure is kept in *arg, the rest go on */
+static int unlink_entry(const char *path, const char *name, void *arg)
+{
+	int *err = arg;
+
+	(void)name;
+	if (unlink(path))
+		*err = -errno;
+	return 0;
+}
+
+static int remove_contents(const char *dir)
+{
+	int err = 0, ret = for_each_entry(dir, unlink_entry, &err);
+
+	if (ret)
+		return ret;
 	if (rmdir(dir) && errno != ENOENT)
 		err = -errno;
 	return err;
@@ -189,28 +214,31 @@ int sj_pins_lock(void)
 	return 0;
 }
 
+struct foreach_arg {
+	int (*fn)(const char *dir, void *arg);
+	void *arg;
+};
+
+/* an entry of the pin folder, for sj_pins_foreach: an attachment's folder
+ * goes to the caller's fn, a stale tmp- one is swept, the host's skipped */
+static int attachment_entry(const char *path, const char *name, void *arg)
+{
+	const struct foreach_arg *a = arg;
+
+	if (!strncmp(name, "tmp-", 4)) {
+		remove_stale_tmp(name);
+		return 0;
+	}
+	if (!strcmp(name, SJ_HOST_NAME))
+		return 0;
+	return a->fn(path, a->arg);
+}
+
 int sj_pins_foreach(int (*fn)(const char *dir, void *arg), void *arg)
 {
-	char path[SJ_PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(SJ_PIN_ROOT);
-	int ret = 0;
+	struct foreach_arg a = { .fn = fn, .arg = arg };
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while (!ret && (de = readdir(d))) {
-		if (!strncmp(de->d_name, "tmp-", 4)) {
-			remove_stale_tmp(de->d_name);
-			continue;
-		}
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, SJ_HOST_NAME))
-			continue;
-		if (sj_pin_path(path, SJ_PIN_ROOT, de->d_name))
-			continue;
-		ret = fn(path, arg);
-	}
-	closedir(d);
-	return ret;
+	return for_each_entry(SJ_PIN_ROOT, attachment_entry, &a);
 }
 
 /*

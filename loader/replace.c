@@ -35,47 +35,39 @@ static bool hook_fits(const struct sj_tune *tune, const struct sj_link *link,
 int cmd_replace(int argc, char **argv)
 {
 	struct sj_settings set;
+	struct sj_target t;
 	struct sj_tune tune;
-	struct sj_link link;
-	struct sj_pins pins;
-	struct sj_meta meta;
-	__u64 cookie;
-	char why[128];
-	int fd, err, n;
+	int fd, err;
 
-	if (argc < 1)
-		return sj_err("replace needs a device: sojourn replace DEV [ingress|egress] [options]");
-	sj_tune_defaults(&tune);
-	n = 1 + sj_dir_arg(argc - 1, argv + 1, &tune.dir);
-	/* the whole request is checked before anything is touched */
-	if (sj_tune_parse(&tune, argc - n, argv + n, true) || sj_tune_check(&tune))
+	if (sj_attach_request(&t, &tune, "replace", argc, argv) ||
+	    sj_target_resolve(&t))
 		return -1;
-	if (sj_resolve(argv[0], tune.dir, &link, &cookie, &pins) || sj_pins_lock())
-		return -1;
-	if (!sj_pins_exist(&pins))
-		return sj_attach_resolved(&tune, &link, cookie, &pins);
-	/* left by another version of sojourn: migrated the one way that
-	 * reads none of its maps, taken off and attached anew */
-	if (sj_pins_layout(pins.dir, why, sizeof(why)) == -EPROTO) {
+	/* the lock is held throughout (sj_target_find takes it): no one
+	 * attaches in between */
+	switch (sj_target_find(&t)) {
+	case SJ_FOUND_NONE:
+		return sj_attach_resolved(&tune, &t);
+	case SJ_FOUND_FOREIGN:
+		/* left by another version of sojourn: migrated the one way
+		 * that reads none of its maps, taken off and attached anew */
 		sj_info("sojourn: %s was made by another version of sojourn (%s): attaching anew",
-			pins.dir, why);
-		if (sj_detach_dir(pins.dir))
-			return -1;
-		return sj_attach_resolved(&tune, &link, cookie, &pins);
+			t.pins.dir, t.why);
+		return sj_detach_dir(t.pins.dir) ? -1 : sj_attach_resolved(&tune, &t);
+	case SJ_FOUND_NO_META:
+		return sj_err("cannot read what %s %s is attached as",
+			      t.link.name, sj_dir_name(t.dir));
+	case SJ_FOUND:
+		break;
+	default:
+		return -1;
 	}
-	if (sj_meta_read(pins.dir, &meta))
-		return sj_err("cannot read what %s %s is attached as", link.name,
-			      sj_dir_name(tune.dir));
-	if (meta.mode != tune.mode || !hook_fits(&tune, &link, meta.hook)) {
-		/* the lock is held throughout: no one attaches in between */
-		if (sj_detach_dir(pins.dir))
-			return -1;
-		return sj_attach_resolved(&tune, &link, cookie, &pins);
-	}
-	fd = sj_settings_open(&pins, &set);
+	/* another mode or hook: taken off and attached anew */
+	if (t.meta.mode != tune.mode || !hook_fits(&tune, &t.link, t.meta.hook))
+		return sj_detach_dir(t.pins.dir) ? -1 : sj_attach_resolved(&tune, &t);
+	fd = sj_settings_open(&t.pins, &set);
 	if (fd < 0)
 		return -1;
-	err = sj_settings_write(&link, &pins, fd, &tune, &set);
+	err = sj_settings_write(&t.link, &t.pins, fd, &tune, &set);
 	close(fd);
 	return err;
 }

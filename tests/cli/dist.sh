@@ -101,18 +101,22 @@ for w in $words; do
 	grep -qE "(^|[ .])(\\.B[RI]? )?$esc([ ,|]|$)|B$esc|\\b$esc\\b" dist/sojourn.8 ||
 		die "sojourn(8) never mentions \"$w\""
 done
-# The settings table (loader/options.c), one line per option: word, noword
-# (- for none), [Rule] key, attach only (1/0), picks the mode (1/0).  Read
-# from the source: the binary has no command that lists it.
+# The settings table (loader/options.c, an option's entry a line), one line
+# per option: word, noword (- for none), [Rule] key, attach only (1/0),
+# picks the mode (1/0).  Read from the source: the binary has no command
+# that lists it.
 table=$(awk '
-	/^\t\[SJ_O_[A-Z_]+\] = \{/ { w = "-"; nw = "-"; k = "-"; ao = 0; mode = 0; in_opt = 1 }
-	in_opt && /\.word = "/ { w = $0; sub(/.*\.word = "/, "", w); sub(/".*/, "", w) }
-	in_opt && /\.noword = "/ { nw = $0; sub(/.*\.noword = "/, "", nw); sub(/".*/, "", nw) }
-	in_opt && /\.key = "/ { k = $0; sub(/.*\.key = "/, "", k); sub(/".*/, "", k) }
-	in_opt && /SJ_OPT_ATTACH_ONLY/ { ao = 1 }
-	in_opt && /SJ_T_MODE/ { mode = 1 }
-	in_opt && /^\t},/ { print w, nw, k, ao, mode; in_opt = 0 }' loader/options.c)
+	!/^\t\[SJ_O_[A-Z_]+\] = \{.*\},$/ { next }
+	{ w = "-"; nw = "-"; k = "-"; ao = 0; mode = 0 }
+	/\.word = "/ { w = $0; sub(/.*\.word = "/, "", w); sub(/".*/, "", w) }
+	/\.noword = "/ { nw = $0; sub(/.*\.noword = "/, "", nw); sub(/".*/, "", nw) }
+	/\.key = "/ { k = $0; sub(/.*\.key = "/, "", k); sub(/".*/, "", k) }
+	/SJ_OPT_ATTACH_ONLY/ { ao = 1 }
+	/SJ_T_MODE/ { mode = 1 }
+	{ print w, nw, k, ao, mode }' loader/options.c)
 [ "$(wc -l <<<"$table")" -ge 15 ] || die "cannot read the settings table from loader/options.c"
+[ "$(wc -l <<<"$table")" = "$(grep -c '^'$'\t''\[SJ_O_' loader/options.c)" ] ||
+	die "an entry of the settings table in loader/options.c spans lines: keep each on one"
 awk '$1 == "-" || $3 == "-" { bad = 1 } END { exit !bad }' <<<"$table" &&
 	die "an option in loader/options.c lacks its word or key: $table"
 # [Rule] keys of the table, and those config.c reads itself (Name=, [Daemon])

@@ -92,22 +92,23 @@ static uint32_t ref_law(uint32_t t, uint32_t interval, uint16_t ris)
 	return t + (uint32_t)(((uint64_t)interval * ris) >> 16);
 }
 
-/* codel_should_drop(): ok to signal once above target for a full interval */
+/* codel_should_drop(): ok to signal once above target for a full
+ * interval.  Written as a state change (below: forget; first time above:
+ * start the interval) and a verdict, not as codel.h's early returns. */
 static int ref_above_for_interval(struct ref_state *s, const struct ref_cfg *c,
 				  uint32_t now, uint32_t sojourn,
 				  uint32_t backlog)
 {
-	s->ldelay = sojourn;
 	/* "below target" is codel_time_before(ldelay, target) */
-	if (ref_after(c->target, sojourn) || backlog <= c->mtu) {
+	int above = !ref_after(c->target, sojourn) && backlog > c->mtu;
+	int started = s->first_above != 0;
+
+	s->ldelay = sojourn;
+	if (!above)
 		s->first_above = 0;
-		return 0;
-	}
-	if (s->first_above == 0) {
+	else if (!started)
 		s->first_above = now + c->interval;
-		return 0;
-	}
-	return ref_after(now, s->first_above);
+	return above && started && ref_after(now, s->first_above);
 }
 
 /* One dequeue; returns 1 when the packet gets CE-marked (the signal). */
