@@ -30,6 +30,7 @@ static __always_inline int sj_rate_sparse(const struct sj_settings *set,
 					  __u32 len, __u32 sparse_bytes)
 {
 	__u64 tau = set->interval_ns;
+	int room;
 
 	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
 					    sj_since(now, flow->recent_at),
@@ -37,15 +38,9 @@ static __always_inline int sj_rate_sparse(const struct sj_settings *set,
 	flow->recent_at = now;
 	if (flow->recent_bytes > set->quantum)
 		return 0;
-	if (!sj_fair_sparse_room(READ_ONCE(q->steered_recent),
-				 sj_since(now, READ_ONCE(q->steered_at)),
-				 READ_ONCE(q->sent_recent),
-				 sj_since(now, READ_ONCE(q->sent_at)),
-				 tau, set->quantum, len)) {
-		st->sparse_bounded++;
-		return 0;
-	}
-	return 1;
+	room = sj_ahead_room(q, now, tau, set->quantum, len);
+	st->sparse_bounded += !room;
+	return room;
 }
 
 /*
@@ -98,11 +93,7 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 	/* what the queue admits, and what of it went ahead, set the bound */
 	if (pkt.sparse) {
 		st->sparse_steered++;
-		WRITE_ONCE(q->steered_recent,
-			   sj_fair_recent(READ_ONCE(q->steered_recent),
-					  sj_since(now, READ_ONCE(q->steered_at)),
-					  set->interval_ns, len));
-		WRITE_ONCE(q->steered_at, now);
+		sj_ahead_took(q, now, set->interval_ns, len);
 	}
 	WRITE_ONCE(q->sent_recent,
 		   sj_fair_recent(READ_ONCE(q->sent_recent),

@@ -181,19 +181,11 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	flow->steered = set->sparse_priority &&
 			flow->recent_bytes <= set->quantum &&
 			(left || flow->steered) &&
-			sj_fair_sparse_room(READ_ONCE(q->steered_recent),
-					    sj_since(now, READ_ONCE(q->steered_at)),
-					    READ_ONCE(q->sent_recent),
-					    sj_since(now, READ_ONCE(q->sent_at)),
-					    set->interval_ns, set->quantum, len);
+			sj_ahead_room(q, now, set->interval_ns, set->quantum, len);
 	if (flow->steered) {
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
-		WRITE_ONCE(q->steered_recent,
-			   sj_fair_recent(READ_ONCE(q->steered_recent),
-					  sj_since(now, READ_ONCE(q->steered_at)),
-					  set->interval_ns, len));
-		WRITE_ONCE(q->steered_at, now);
+		sj_ahead_took(q, now, set->interval_ns, len);
 	} else if (set->sparse_priority &&
 		   flow->recent_bytes <= set->quantum) {
 		st->sparse_bounded++;
