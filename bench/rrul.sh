@@ -84,6 +84,11 @@ sys_up() {
 			sj attach "$d" nofair "${SJA[@]}" -n "$NS_R" >/dev/null ;;
 		# sparse flows (a probe, a DNS query) go ahead to an HTB class
 		# served first; bulk stays in the default class's FIFO
+		# the default attach on a tree shaped as sqm-scripts shapes
+		# one: a parent class holding the rate, the default class
+		# below it at prio 1; sparse_class auto adds its class beside
+		sojourn_auto) htb_parent "$d" "$r" &&
+			sj attach "$d" "${SJA[@]}" -n "$NS_R" >/dev/null ;;
 		sojourn_sparse) htb_sparse "$d" "$r" &&
 			sj attach "$d" sparse_class 1:20 "${SJA[@]}" -n "$NS_R" \
 				>/dev/null ;;
@@ -107,6 +112,18 @@ sys_up() {
 		*)	die "unknown system $s" ;;
 		esac || return 1
 	done
+}
+
+# htb_parent DEV RATE: 1:1 holds RATE, 1:10 below it (default, prio 1, may
+# take all of it) with a 1000-packet FIFO
+htb_parent() {
+	local d=$1 r=$2
+	inr tc qdisc replace dev "$d" root handle 1: htb default 10 &&
+	inr tc class add dev "$d" parent 1: classid 1:1 htb rate "$r" \
+		quantum 1514 &&
+	inr tc class add dev "$d" parent 1:1 classid 1:10 htb rate "$r" \
+		prio 1 quantum 1514 &&
+	inr tc qdisc add dev "$d" parent 1:10 pfifo limit 1000
 }
 
 # htb_sparse DEV RATE: 1:10 (default, 90 %) and 1:20 (prio 0, 10 %), both
