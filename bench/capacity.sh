@@ -15,7 +15,7 @@ trap 'exit 130' INT TERM
 net_up
 ins iperf3 -s -B "$IP_S" -p 5201 >/dev/null 2>&1 &
 wait_listen "$NS_S" t 5201
-fping_rtts 100 20 >"$WORK/idle"
+probe 100 20 >"$WORK/idle"
 inc iperf3 -c "$IP_S" -p 5201 -P 4 -t "$SECS" -C cubic -J >"$WORK/up.json"
 delayline_stop
 printf 'idle_rtt_p50 %s idle_rtt_p99 %s unshaped_mbit %s %s\n' \

@@ -25,7 +25,7 @@ wait_listen "$NS_S" u 5399
 wait_listen "$NS_S" t 5398
 inc irtt client -i 20ms -d 4s -Q -o "$WORK/irtt.json" "$IP_S:5399" &
 irtt=$!
-fping_rtts 200 20 >"$WORK/icmp"
+probe 200 20 >"$WORK/icmp"
 wait "$irtt"
 icmp50=$(pctl 50 <"$WORK/icmp")
 icmp99=$(pctl 99 <"$WORK/icmp")

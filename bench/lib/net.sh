@@ -33,13 +33,10 @@ NET_UP=0
 # shellcheck source=SCRIPTDIR/../../tests/lib/table.sh
 . "$BN_ROOT/tests/lib/table.sh"	# fcmp and the results table
 
-log() { printf '%s\n' "$*" >&2; }
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*" >&2; exit 1; }
-inc() { ip netns exec "$NS_C" "$@"; }
-inr() { ip netns exec "$NS_R" "$@"; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../../tests/lib/common.sh
+. "$BN_ROOT/tests/lib/common.sh"
 ind() { ip netns exec "$NS_D" "$@"; }
-ins() { ip netns exec "$NS_S" "$@"; }
 
 # net_require TOOL...: skip unless root with these tools and a built delayline
 net_require() {
@@ -106,11 +103,7 @@ delayline_start() {
 	ip netns exec "$NS_D" "$DELAYLINE" -d "$1" "${args[@]}" "$DEV_DR" "$DEV_DS" \
 		>>"$WORK/delayline.out" 2>&1 &
 	DELAYLINE_PID=$!
-	for _ in $(seq 50); do
-		inc fping -q -c1 -t 1000 "$IP_S" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	die "no path through the delay line at $1 ms: $IP_S unreachable from client"
+	await_server 1000 "no path through the delay line at $1 ms: $IP_S unreachable from client"
 }
 
 # delayline_stop: stop the delay line; its statistics line is then the
@@ -159,14 +152,3 @@ htb_leaf() {
 # kv KEY < "k v k v ...": the value of KEY in a key-value line
 kv() { awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}'; }
 
-# fping_rtts COUNT PERIOD_MS: RTTs (ms) client -> server, one per line
-fping_rtts() {
-	inc fping -q -C "$1" -p "$2" -t 5000 "$IP_S" 2>&1 |
-		sed -n 's/^[^:]* : //p' | tr ' ' '\n' | grep -E '^[0-9.]+$'
-}
-
-pctl() {
-	sort -g | awk -v p="$1" '{v[NR] = $1}
-	END { if (NR == 0) { print "nan"; exit }
-	      i = int(p / 100 * (NR - 1) + 0.5) + 1; printf "%.2f\n", v[i] }'
-}

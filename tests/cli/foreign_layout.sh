@@ -27,7 +27,9 @@ set -u
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 SOJOURN=${SOJOURN:-$repo/build/sojourn}
-skip() { echo "SKIP: $*"; exit 77; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 
 if [ -z "${SJ_FOREIGN_INSIDE:-}" ]; then
 	[ "$(id -u)" = 0 ] || skip "needs root"

@@ -14,7 +14,9 @@ WORK=$(mktemp -d /tmp/sjobs.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 fails=0
 
-skip() { echo "SKIP: $*"; exit 77; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x "$SOJOURN" ] || skip "$SOJOURN not built (make first)"
 if ! mountpoint -q /sys/fs/bpf; then

@@ -26,7 +26,9 @@ SOJOURN=${SOJOURN:-$repo/build/sojourn}
 PIN_ROOT=/sys/fs/bpf/sojourn
 T=15
 
-skip() { echo "SKIP: $*"; exit 77; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x "$SOJOURN" ] || skip "$SOJOURN not built (make first)"
 for t in ip tc jq timeout mountpoint; do

@@ -23,7 +23,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 SOJOURN=${SOJOURN:-$repo/build/sojourn}
 T=15
 
-skip() { echo "SKIP: $*"; exit 77; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x "$SOJOURN" ] || skip "$SOJOURN not built (make first)"
 for t in ip tc jq timeout bpftool; do

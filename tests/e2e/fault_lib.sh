@@ -16,8 +16,9 @@ TCXQ=${TCXQ:-$SJ_ROOT/build/tcx_query}
 PIN_ROOT=/sys/fs/bpf/sojourn
 FAILS=0
 
-log() { printf '%s\n' "$*" >&2; }
-skip() { echo "SKIP: $*"; exit 77; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 pass() { echo "PASS: $*"; }
 

@@ -18,7 +18,9 @@ PIN_ROOT=/sys/fs/bpf/sojourn
 H=sjho$$ P=sjhp$$
 FAILS=0
 
-skip() { echo "SKIP: $*"; exit 77; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 ok() { echo "ok    $*"; }
 bad() { echo "FAIL  $*"; FAILS=$((FAILS + 1)); }
 is() { [ "$2" = "$3" ] && ok "$1: $2" || bad "$1: got '$2', want '$3'"; }

@@ -35,17 +35,9 @@ TOPO_UP=0
 
 # shellcheck source=SCRIPTDIR/table.sh
 . "$(dirname "${BASH_SOURCE[0]}")/table.sh"
-
-log() { printf '%s\n' "$*" >&2; }
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; [ -n "$TABLE" ] && table_print; exit 1; }
-
-# Run in a namespace.  `ip netns exec` remounts /sys (hiding /sys/fs/bpf),
-# which is fine for ip/tc/ss/sysctl/iperf3; bpf loading uses nsx instead.
-nsx() { local ns=$1; shift; nsenter --net="/run/netns/$ns" "$@"; }
-inc() { ip netns exec "$NS_C" "$@"; }
-inr() { ip netns exec "$NS_R" "$@"; }
-ins() { ip netns exec "$NS_S" "$@"; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # Skip (exit 77) unless we are root and have the tools.  Extra tool names
 # may be passed; "sojourn" asks for the built command.
@@ -110,12 +102,7 @@ topo_up() {
 	ip -n "$NS_S" -6 route add fd00:5e:1::/64 via "$IP6_RS"
 	inr sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	# Wait until the server answers through the router.
-	local i
-	for i in $(seq 50); do
-		inc fping -q -c1 -t 500 "$IP_S" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	die "topology: $IP_S unreachable from client"
+	await_server 500 "topology: $IP_S unreachable from client"
 }
 
 # topo_down: kill what runs in our namespaces and delete them.  Safe to call
@@ -221,13 +208,6 @@ topo_servers() {
 	die "iperf3 servers did not start"
 }
 
-# probe COUNT PERIOD_MS: ICMP echo RTTs client -> server, one per line (ms);
-# lost probes print nothing.  fping's timeout defaults to the period, so it
-# is raised: under a bloated FIFO a reply takes far longer than 50 ms.
-probe() {
-	inc fping -q -C "$1" -p "$2" -t 5000 "$IP_S" 2>&1 |
-		sed -n 's/^[^:]* : //p' | tr ' ' '\n' | grep -E '^[0-9.]+$'
-}
 
 # idle_rtt [COUNT]: median RTT client -> server in ms, no load.
 idle_rtt() { probe "${1:-20}" 50 | median; }
@@ -318,16 +298,6 @@ goodput() {
 		awk '{printf "%.2f\n", $1}'
 }
 
-# Percentiles of numbers on stdin: median, pctl P (0..100).
-pctl() {
-	sort -g | awk -v p="$1" '{v[NR] = $1}
-	END {
-		if (NR == 0) { print "nan"; exit }
-		i = int(p / 100 * (NR - 1) + 0.5) + 1
-		printf "%.2f\n", v[i]
-	}'
-}
-median() { pctl 50; }
 rtt_median() { median <"$WORK/$1.rtt"; }
 rtt_count() { wc -l <"$WORK/$1.rtt"; }
 # rtt_median_port TAG PORT: median srtt of the bulk flows to PORT
