@@ -230,12 +230,8 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	bpf_spin_unlock(&set->lock);
 
 	/* what the queue sends sets the priority path's bound (fair.h) */
-	if (q && sparse_priority) {
-		q->sent_recent = sj_fair_recent(q->sent_recent,
-						sj_since(now, q->sent_at), interval_ns,
-						len);
-		q->sent_at = now;
-	}
+	if (q && sparse_priority)
+		sj_ahead_sent(q, now, interval_ns, len);
 
 	/* nor does it say anything of the flow's bulk path */
 	if (steered)

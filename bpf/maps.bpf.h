@@ -239,8 +239,10 @@ static __always_inline void sj_fair_forget(struct sj_flow *flow, __u32 len)
 /*
  * The bound on what goes ahead of queue q (fair.h), read and moved by every
  * CPU without the lock: estimates.  sj_ahead_room: whether len more bytes
- * may go ahead now; sj_ahead_took: len bytes went ahead.  Real-queue mode
- * steers by them, rate mode lets sparse packets start at once.
+ * may go ahead now; sj_ahead_took: len bytes went ahead; sj_ahead_sent:
+ * the queue sent len bytes, ahead or not (real-queue mode: its dequeuer;
+ * rate mode: each admission).  Real-queue mode steers by them, rate mode
+ * lets sparse packets start at once.
  */
 static __always_inline int sj_ahead_room(const struct sj_queue *q, __u64 now,
 					 __u64 tau_ns, __u32 quantum, __u32 len)
@@ -260,6 +262,16 @@ static __always_inline void sj_ahead_took(struct sj_queue *q, __u64 now,
 				  sj_since(now, READ_ONCE(q->steered_at)),
 				  tau_ns, len));
 	WRITE_ONCE(q->steered_at, now);
+}
+
+static __always_inline void sj_ahead_sent(struct sj_queue *q, __u64 now,
+					  __u64 tau_ns, __u32 len)
+{
+	WRITE_ONCE(q->sent_recent,
+		   sj_fair_recent(READ_ONCE(q->sent_recent),
+				  sj_since(now, READ_ONCE(q->sent_at)),
+				  tau_ns, len));
+	WRITE_ONCE(q->sent_at, now);
 }
 
 #endif /* SOJOURN_MAPS_BPF_H */

@@ -95,11 +95,7 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 		st->sparse_steered++;
 		sj_ahead_took(q, now, set->interval_ns, len);
 	}
-	WRITE_ONCE(q->sent_recent,
-		   sj_fair_recent(READ_ONCE(q->sent_recent),
-				  sj_since(now, READ_ONCE(q->sent_at)),
-				  set->interval_ns, len));
-	WRITE_ONCE(q->sent_at, now);
+	sj_ahead_sent(q, now, set->interval_ns, len);
 }
 
 /*
