@@ -26,15 +26,18 @@
 static __always_inline int sj_rate_sparse(const struct sj_settings *set,
 					  struct sj_stats *st,
 					  struct sj_queue *q,
-					  struct sj_flow *flow, __u64 now,
-					  __u32 len, __u32 sparse_bytes)
+					  struct sj_flow *flow,
+					  const struct sj_pkt *pkt, __u64 now,
+					  __u32 len)
 {
 	__u64 tau = set->interval_ns;
 	int room;
 
 	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
-					    sj_since(now, flow->recent_at),
-					    tau, sparse_bytes);
+					    sj_since(now, flow->recent_at), tau,
+					    sj_fair_sparse_bytes(sj_pkt_tcp(pkt),
+								 len,
+								 pkt->hdr_len));
 	flow->recent_at = now;
 	if (flow->recent_bytes > set->quantum)
 		return 0;
@@ -47,22 +50,22 @@ static __always_inline int sj_rate_sparse(const struct sj_settings *set,
  * len: the packet's length as the hook sees it; wire: what it costs on the
  * link (sj_rate_wire), which the clock moves by.  exempt: a packet we could not parse; it gets
  * no CoDel signal but is held to the horizon like the rest.  ecn_capable:
- * the packet is ECT, so a signal may be a CE mark.  flow: the packet's
- * flow (NULL: none), which may go ahead (sj_rate_sparse); sparse_bytes:
- * what the packet adds to the flow's rate for that (fair.h).
+ * the packet is ECT, so a signal may be a CE mark.  flow and pkt: the
+ * packet's flow (NULL: none), which may go ahead (sj_rate_sparse), and
+ * what the parser read of it.
  */
 static __always_inline void sj_rate_admit(struct sj_settings *set,
 					  struct sj_stats *st,
 					  struct sj_queue *q,
-					  struct sj_flow *flow, __u64 now,
+					  struct sj_flow *flow,
+					  const struct sj_pkt *pkt, __u64 now,
 					  __u32 len, __u64 wire,
-					  __u32 sparse_bytes,
 					  int exempt, int ecn_capable,
 					  struct sj_rate_result *r)
 {
-	struct sj_vq_pkt pkt = { .now = now, .len = len,
-				 .exempt = !!exempt,
-				 .ecn_capable = !!ecn_capable };
+	struct sj_vq_pkt vq = { .now = now, .len = len,
+				.exempt = !!exempt,
+				.ecn_capable = !!ecn_capable };
 	struct codel_params params;
 	__u64 rate, burst, horizon, credit_ns;
 
@@ -80,18 +83,17 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 		return;		/* settings not written yet: pass */
 	/* divisions outside the lock: it is held for a few loads and stores */
 	credit_ns = sj_vq_tx_ns(burst, rate);
-	pkt.tx_ns = sj_vq_tx_ns(wire, rate);
+	vq.tx_ns = sj_vq_tx_ns(wire, rate);
 	if (flow && !exempt)
-		pkt.sparse = sj_rate_sparse(set, st, q, flow, now, len,
-					    sparse_bytes);
+		vq.sparse = sj_rate_sparse(set, st, q, flow, pkt, now, len);
 
 	bpf_spin_lock(&q->lock);
-	sj_vq_admit(q, &params, rate, credit_ns, horizon, &pkt, r);
+	sj_vq_admit(q, &params, rate, credit_ns, horizon, &vq, r);
 	bpf_spin_unlock(&q->lock);
 	if (r->verdict != SJ_PASS && r->verdict != SJ_MARK)
 		return;
 	/* what the queue admits, and what of it went ahead, set the bound */
-	if (pkt.sparse) {
+	if (vq.sparse) {
 		st->sparse_steered++;
 		sj_ahead_took(q, now, set->interval_ns, len);
 	}

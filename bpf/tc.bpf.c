@@ -155,8 +155,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					 set->target_ns,
 					 READ_ONCE(q->bulk_left));
 	__u32 len = skb->len, answer_intervals = 1;
-	/* a fragment carries no TCP header we read (parse.h) */
-	int tcp = pkt->key.proto == SJ_IPPROTO_TCP && pkt->frag == SJ_FRAG_NONE;
+	int tcp = sj_pkt_tcp(pkt);
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
 				      set->target_ns)) {
@@ -323,11 +322,8 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 	wire = sj_rate_wire(set, &(struct sj_wire_frame){
 		.len = skb->len, .gso_size = skb->gso_size,
 		.gso_segs = skb->gso_segs, .hdr_len = pkt->hdr_len });
-	sj_rate_admit(set, st, q, flow, now, skb->len, wire,
-		      sj_fair_sparse_bytes(pkt->key.proto == SJ_IPPROTO_TCP &&
-					   pkt->frag == SJ_FRAG_NONE,
-					   skb->len, pkt->hdr_len),
-		      exempt, ect, &r);
+	sj_rate_admit(set, st, q, flow, pkt, now, skb->len, wire, exempt, ect,
+		      &r);
 	sj_observe_sojourn(att->id, flow, r.sojourn_ns);
 
 	if (sj_rate_apply(&r, set, st, flow, skb, (void *)(long)skb->data,

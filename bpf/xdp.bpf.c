@@ -76,11 +76,8 @@ int sojourn_xdp(struct xdp_md *ctx)
 
 	ect = kind <= SJ_PKT_FRAGMENT && pkt.ecn != SJ_ECN_NOT_ECT;
 	/* an XDP frame is one packet */
-	sj_rate_admit(set, st, q, flow, now, len,
+	sj_rate_admit(set, st, q, flow, &pkt, now, len,
 		      sj_rate_wire(set, &(struct sj_wire_frame){ .len = len }),
-		      sj_fair_sparse_bytes(pkt.key.proto == SJ_IPPROTO_TCP &&
-					   pkt.frag == SJ_FRAG_NONE,
-					   len, pkt.hdr_len),
 		      kind > SJ_PKT_FRAGMENT, ect, &r);
 	sj_observe_sojourn(att->id, flow, r.sojourn_ns);
 

@@ -155,6 +155,12 @@ struct sj_pkt {
 	};
 };
 
+/* A TCP segment whose header we read: a fragment carries none */
+static __always_inline int sj_pkt_tcp(const struct sj_pkt *pkt)
+{
+	return pkt->key.proto == SJ_IPPROTO_TCP && pkt->frag == SJ_FRAG_NONE;
+}
+
 /* A TCP or UDP header of len bytes at l4: both begin with the source
  * and destination ports, which go into the key.  -1 where the packet
  * ends first. */
