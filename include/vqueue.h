@@ -12,9 +12,9 @@
  * bytes' time, so a burst of that size leaves without waiting.
  *
  * The horizon bounds the clock: a packet that would start later than
- * now + horizon is dropped (a sparse flow's, an eighth later).  A packet we cannot parse (non-IP, a bad or too
- * deep header) uses the link too and is policed at the rate, below a lower
- * ceiling (sj_vq_exempt_ceiling).
+ * now + horizon is dropped (a sparse flow's, an eighth later).  A packet
+ * we cannot parse (non-IP, a bad or too deep header) uses the link too and
+ * is policed at the rate, below a lower ceiling (sj_vq_ceiling).
  *
  * Pure arithmetic: the BPF programs call it under the queue's lock
  * (bpf/rate.bpf.h), the unit tests call it directly.
@@ -85,18 +85,6 @@ static __always_inline __u64 sj_vq_exempt_ceiling(const struct codel_params *p,
 	return (target_ns < horizon_ns ? target_ns : horizon_ns) / 2;
 }
 
-/*
- * How far past the horizon a sparse flow's packet may still go ahead: an
- * eighth of it.  At the horizon the bulk fills every slot the clock frees
- * (a sender the law cannot slow: a path whose BDP is below one packet, a
- * flood), and a sparse packet held to the bulk's ceiling lost one ping in
- * ten on rate_container's 0.1 ms path (one in two with no sparse path).
- * What it pushes the clock past the horizon the bulk pays for: its packets
- * meet the horizon until the clock is back under it, so the rate holds;
- * the clock stays within 9/8 of the horizon plus one packet's time.
- */
-#define SJ_VQ_SPARSE_MARGIN_SHIFT	3
-
 enum sj_verdict {
 	SJ_PASS,
 	SJ_MARK,	/* CoDel's signal, carried as CE */
@@ -121,6 +109,32 @@ struct sj_vq_pkt {
 };
 
 /*
+ * How far past the horizon a sparse flow's packet may still go ahead: an
+ * eighth of it.  At the horizon the bulk fills every slot the clock frees
+ * (a sender the law cannot slow: a path whose BDP is below one packet, a
+ * flood), and a sparse packet held to the bulk's ceiling lost one ping in
+ * ten on rate_container's 0.1 ms path (one in two with no sparse path).
+ * What it pushes the clock past the horizon the bulk pays for: its packets
+ * meet the horizon until the clock is back under it, so the rate holds;
+ * the clock stays within 9/8 of the horizon plus one packet's time.
+ */
+#define SJ_VQ_SPARSE_MARGIN_SHIFT	3
+
+/* The longest sojourn this packet may be admitted with: the horizon; a
+ * sparse flow's, an eighth more; one we could not parse, its own lower
+ * ceiling */
+static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
+					   __u64 horizon_ns,
+					   const struct sj_vq_pkt *pkt)
+{
+	if (pkt->exempt)
+		return sj_vq_exempt_ceiling(p, horizon_ns, pkt->len);
+	if (pkt->sparse)
+		return horizon_ns + (horizon_ns >> SJ_VQ_SPARSE_MARGIN_SHIFT);
+	return horizon_ns;
+}
+
+/*
  * The fate of one packet joining virtual queue q.  Only packets that use
  * the link move the clock: one dropped here never leaves.
  *
@@ -132,8 +146,9 @@ struct sj_vq_pkt {
  * behind the pod's own bulk (pace) nor takes the bulk's drops (police).
  * Its bytes still use the link: they push the clock the bulk waits on,
  * and the horizon holds it back, an eighth further out than the bulk's
- * (SJ_VQ_SPARSE_MARGIN_SHIFT), so the clock stays within its bound.  The law sees only the bulk's sojourns: a sparse
- * packet's 0 would end its dropping state.  It cannot pass a packet of
+ * (sj_vq_ceiling), so the clock stays within its bound.  The law sees
+ * only the bulk's sojourns: a sparse packet's 0 would end its dropping
+ * state.  It cannot pass a packet of
  * its own flow that waits: pace hands departures to fq, whose queue per
  * flow keeps their order, and police holds nothing.
  */
@@ -156,19 +171,14 @@ static __always_inline void sj_vq_admit(struct sj_queue *q,
 	 * than that plus one packet's own time; one we could not parse only
 	 * below its lower ceiling, so that a flood of them is policed at the
 	 * rate and never stands in the way of parsed packets */
-	if (r->sojourn_ns > (pkt->exempt ?
-			     sj_vq_exempt_ceiling(p, horizon_ns, pkt->len) :
-			     pkt->sparse ?
-			     horizon_ns + (horizon_ns >> SJ_VQ_SPARSE_MARGIN_SHIFT) :
-			     horizon_ns)) {
+	if (r->sojourn_ns > sj_vq_ceiling(p, horizon_ns, pkt)) {
 		r->verdict = SJ_OVERLIMIT;
 		return;
 	}
 	if (pkt->sparse) {
-		if (start < pkt->now)
-			r->start_ns = start;
-		else
-			r->start_ns = pkt->now;
+		/* it starts now, or earlier where an idle queue's credit
+		 * already lets the clock trail now */
+		r->start_ns = start < pkt->now ? start : pkt->now;
 		r->sojourn_ns = 0;
 	} else if (!pkt->exempt) {
 		if (!codel_time_before(CODEL_NS(r->sojourn_ns), p->target))
