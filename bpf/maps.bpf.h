@@ -254,24 +254,26 @@ static __always_inline int sj_ahead_room(const struct sj_queue *q, __u64 now,
 				   tau_ns, quantum, len);
 }
 
+/* len more bytes in a sum that decays as sj_fair_recent does */
+static __always_inline void sj_recent_add(__u64 *recent, __u64 *at,
+					  __u64 now, __u64 tau_ns, __u32 len)
+{
+	WRITE_ONCE(*recent, sj_fair_recent(READ_ONCE(*recent),
+					   sj_since(now, READ_ONCE(*at)),
+					   tau_ns, len));
+	WRITE_ONCE(*at, now);
+}
+
 static __always_inline void sj_ahead_took(struct sj_queue *q, __u64 now,
 					  __u64 tau_ns, __u32 len)
 {
-	WRITE_ONCE(q->steered_recent,
-		   sj_fair_recent(READ_ONCE(q->steered_recent),
-				  sj_since(now, READ_ONCE(q->steered_at)),
-				  tau_ns, len));
-	WRITE_ONCE(q->steered_at, now);
+	sj_recent_add(&q->steered_recent, &q->steered_at, now, tau_ns, len);
 }
 
 static __always_inline void sj_ahead_sent(struct sj_queue *q, __u64 now,
 					  __u64 tau_ns, __u32 len)
 {
-	WRITE_ONCE(q->sent_recent,
-		   sj_fair_recent(READ_ONCE(q->sent_recent),
-				  sj_since(now, READ_ONCE(q->sent_at)),
-				  tau_ns, len));
-	WRITE_ONCE(q->sent_at, now);
+	sj_recent_add(&q->sent_recent, &q->sent_at, now, tau_ns, len);
 }
 
 #endif /* SOJOURN_MAPS_BPF_H */
