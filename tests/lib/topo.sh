@@ -262,6 +262,15 @@ run_load() {
 	done
 	awk '{print $2}' "$WORK/$tag.rttp" >"$WORK/$tag.rtt"
 	for p in $pids; do wait "$p" || rc=1; done
+	# say why: iperf3's own error, which its JSON holds, or the probe's
+	[ $rc = 0 ] || for spec in "$@"; do
+		port=${spec%%:*}
+		log "$tag: iperf3 to $port: $(jq -r '.error // "no error"' \
+			"$WORK/$tag.$port.json" 2>/dev/null || echo "no JSON") \
+			$(head -c 300 "$WORK/$tag.$port.err")"
+	done
+	[ $rc = 0 ] || [ -z "$PROBE_HZ" ] ||
+		log "$tag: probe answers: $(wc -l <"$WORK/$tag.probe")"
 	return $rc
 }
 
