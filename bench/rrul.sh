@@ -154,7 +154,9 @@ sys_down() {
 	return 0
 }
 
-# sys_counters: "drops N marks N" the router's qdiscs and sojourn counted
+# sys_counters TAG: "drops N marks N" the router's qdiscs and sojourn
+# counted; sojourn's own counters whole in TAG.sojourn.json (where the
+# signals went: given, paced, expired, carried out)
 sys_counters() {
 	local d j qd=0 sd=0 sm=0
 	for d in "$DEV_RS" "$DEV_RC"; do
@@ -163,6 +165,7 @@ sys_counters() {
 	done
 	j=$(sj show -s -j -n "$NS_R" 2>/dev/null)
 	if [ -n "$j" ]; then
+		printf '%s\n' "$j" >"$1.sojourn.json"
 		sd=$(jq '[.[] | .stats.drops // 0] | add // 0' <<<"$j")
 		sm=$(jq '[.[] | .stats.ecn_mark // 0] | add // 0' <<<"$j")
 	fi
@@ -264,7 +267,7 @@ one_run() {
 		echo "ce_up $(( $(ce_pkts "$NS_S") - ceu ))"
 		echo "ce_down $(( $(ce_pkts "$NS_C") - cec ))"
 		echo "secs $SECS"
-		sys_counters
+		sys_counters "$tag"
 	} >>"$tag.meta"
 	sys_down
 	sleep 1		# let every queue drain before the next run
