@@ -39,11 +39,6 @@ done
 [ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || skip "cannot mount bpffs"
 
-fails=0
-ok() { printf 'ok    %s\n' "$*"; }
-bad() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
-is() { if [ "$2" = "$3" ]; then ok "$1: $2"; else bad "$1: got '$2', want '$3'"; fi; }
-
 # The schema check is part of the test, not an extra: without the module it
 # fails (make deps installs python3-jsonschema)
 PY=
@@ -79,9 +74,9 @@ trap 'exit 130' INT TERM
 
 # --- -V, --version ---
 v=$(sj -V 2>"$WORK/err"); rc=$?
-is "-V: exit code" "$rc" 0
+same "-V: exit code" "$rc" 0
 if [[ $v =~ ^sojourn\ [0-9][^[:space:]]*$ ]]; then ok "-V: one line: $v"; else bad "-V printed '$v'"; fi
-is "-V: nothing on stderr" "$(cat "$WORK/err")" ""
+same "-V: nothing on stderr" "$(cat "$WORK/err")" ""
 # one truth: the Makefile computes the version once, the .deb takes it, and
 # the binary built here prints it (a mismatch: built before the last commit)
 if command -v make >/dev/null && [ -f "$repo/Makefile" ]; then
@@ -89,13 +84,13 @@ if command -v make >/dev/null && [ -f "$repo/Makefile" ]; then
 	read -r mk deb < <(make --no-print-directory -s -C "$repo" \
 		--eval='sj-print-version: ; @echo $(SJ_VERSION) $(DEB_VERSION)' sj-print-version)
 	# (a debhelper build takes the package's from debian/changelog instead)
-	[ -n "${deb:-}" ] && is "the .deb's version is the Makefile's" "$deb" "${mk:-none}"
+	[ -n "${deb:-}" ] && same "the .deb's version is the Makefile's" "$deb" "${mk:-none}"
 	[ "$SOJOURN" = "$repo/build/sojourn" ] &&
-		is "-V: the Makefile's version (make rebuilds it)" "$v" "sojourn ${mk:-none}"
+		same "-V: the Makefile's version (make rebuilds it)" "$v" "sojourn ${mk:-none}"
 fi
 long=$(sj --version); rc=$?
-is "--version: exit code" "$rc" 0
-is "--version: as -V" "$long" "$v"
+same "--version: exit code" "$rc" 0
+same "--version: as -V" "$long" "$v"
 
 # --- VERB help, -h, --help; help VERB ---
 sj help >"$WORK/help"
@@ -155,27 +150,27 @@ for ns in a b; do
 done
 sj hist "$DA" -j -n "$NA" >"$WORK/hist.json" || bad "hist -j failed"
 sj hist "$DA" egress --flow all -j -n "$NA" >"$WORK/hist_flows.json" || bad "hist --flow all -j failed"
-is "top -j: exit code" "$rc_top" 0
+same "top -j: exit code" "$rc_top" 0
 
-is "modes attached" "$(jq -r '.[].mode' "$WORK/show_a.json" "$WORK/show_b.json" | sort | tr '\n' ' ')" \
+same "modes attached" "$(jq -r '.[].mode' "$WORK/show_a.json" "$WORK/show_b.json" | sort | tr '\n' ' ')" \
 	"observe queue rate rate "
 
 # --- no escaped slashes, in any -j ---
 for f in "$WORK"/*.json; do
 	n=$(grep -cF '\/' "$f")
-	is "$(basename "$f"): no \\/" "$n" 0
+	same "$(basename "$f"): no \\/" "$n" 0
 done
-is "show -j: pin is a plain path" \
+same "show -j: pin is a plain path" \
 	"$(grep -oE '"pin":"/sys/fs/bpf/sojourn/' "$WORK/show_a.json" | head -1)" '"pin":"/sys/fs/bpf/sojourn/'
 
 # --- rate and burst as tc -j prints them ---
 eg='.[] | select(.direction == "egress")'
 ing='.[] | select(.direction == "ingress")'
-is "show -j: rate is a number" "$(jq -r "$eg | .rate | type" "$WORK/show_a.json")" number
-is "show -j: rate = configured bytes/s" "$(jq -r "$eg | .rate" "$WORK/show_a.json")" $((RATE_BITS / 8))
-is "show -j: ingress rate = configured bytes/s" "$(jq -r "$ing | .rate" "$WORK/show_a.json")" $((IN_RATE_BITS / 8))
-is "show -j: burst is bytes" "$(jq -r "$eg | .burst" "$WORK/show_a.json")" "$BURST"
-is "show -j: no rate_bps, no burst_bytes" \
+same "show -j: rate is a number" "$(jq -r "$eg | .rate | type" "$WORK/show_a.json")" number
+same "show -j: rate = configured bytes/s" "$(jq -r "$eg | .rate" "$WORK/show_a.json")" $((RATE_BITS / 8))
+same "show -j: ingress rate = configured bytes/s" "$(jq -r "$ing | .rate" "$WORK/show_a.json")" $((IN_RATE_BITS / 8))
+same "show -j: burst is bytes" "$(jq -r "$eg | .burst" "$WORK/show_a.json")" "$BURST"
+same "show -j: no rate_bps, no burst_bytes" \
 	"$(jq '[.[] | has("rate_bps") or has("burst_bytes")] | any' "$WORK/show_a.json")" false
 # the text keeps tc's words
 text=$(sj show "$DA" -n "$NA" | grep -m1 " egress ")
@@ -212,8 +207,8 @@ if [ -n "$PY" ]; then
 		fi
 	done
 	# the checks have something to check: flows and histograms were printed
-	is "hist --flow all: flows listed" "$(jq '[.[].flow_list | length] | add > 0' "$WORK/hist_flows.json")" true
-	is "top: flows listed" "$(jq '.flows | length > 0' "$WORK/top.json")" true
+	same "hist --flow all: flows listed" "$(jq '[.[].flow_list | length] | add > 0' "$WORK/hist_flows.json")" true
+	same "top: flows listed" "$(jq '.flows | length > 0' "$WORK/top.json")" true
 	# ... and can fail: the old shape and a key no schema names are refused
 	refused() {	# WHAT SCHEMA JQ-EDIT FILE
 		jq "$3" "$WORK/$4.json" >"$WORK/mutated.json" || { bad "jq $3"; return; }
@@ -231,6 +226,4 @@ if [ -n "$PY" ]; then
 	refused 'a string rate' top '.flows[0].bps = "2Mbit"' top
 fi
 
-[ "$fails" = 0 ] && { echo "PASS: conventions"; exit 0; }
-echo "FAIL: conventions ($fails check(s) failed)"
-exit 1
+verdict_end conventions

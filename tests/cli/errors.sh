@@ -127,19 +127,19 @@ if ! "${NOBODY[@]}" test -x "$SOJOURN" 2>/dev/null; then
 	SOJOURN_NOBODY=$WORK/sojourn
 fi
 
-PASSED=0 FAILED=0
+# A case: each check of it says why REASON when it fails, then
+# case_verdict NAME is the case's ok, or its bad with the reasons under it
+# (common.sh's kit, FAILS counting the failed cases)
 FAILED_NAMES=()
 WHY=()				# reasons the current case fails
 why() { WHY+=("$*"); }
-verdict() {
+case_verdict() {
 	local w
 	if [ ${#WHY[@]} -eq 0 ]; then
-		PASSED=$((PASSED + 1))
-		echo "PASS: $1"
+		ok "$1"
 	else
-		FAILED=$((FAILED + 1))
+		bad "$1"
 		FAILED_NAMES+=("$1")
-		echo "FAIL: $1"
 		for w in "${WHY[@]}"; do echo "      $w"; done
 	fi
 	WHY=()
@@ -207,7 +207,7 @@ expect_error() {
 	check_clean
 	# a leak must not fail the cases after this one too
 	[ ${#WHY[@]} -ne 0 ] && [ -z "$EXPECT_DEVS" ] && reset_state
-	verdict "$name"
+	case_verdict "$name"
 }
 
 reset_state() {
@@ -225,7 +225,7 @@ expect_ok() {
 	rc=$?
 	[ "$rc" -eq 0 ] || why "exit status $rc: $(cat "$WORK/err")"
 	[ -s "$WORK/err" ] && [ "$rc" -eq 0 ] && why "stderr not empty: $(cat "$WORK/err")"
-	verdict "$name"
+	case_verdict "$name"
 	return "$rc"
 }
 
@@ -243,7 +243,7 @@ rc=$?
 [ "$rc" -lt 124 ] || why "exit status $rc"
 grep -q '^Usage: sojourn' "$WORK/err" || why "no usage on stderr: $(cat "$WORK/err")"
 [ -s "$WORK/out" ] && why "stdout not empty: $(cat "$WORK/out")"
-verdict "no arguments: usage on stderr, exit $rc"
+case_verdict "no arguments: usage on stderr, exit $rc"
 
 sj help >"$WORK/out" 2>"$WORK/err"
 rc=$?
@@ -251,7 +251,7 @@ rc=$?
 grep -q '^Usage: sojourn' "$WORK/out" || why "no usage on stdout"
 grep -q 'sojourn attach DEV' "$WORK/out" || why "usage lacks attach"
 [ -s "$WORK/err" ] && why "stderr not empty: $(cat "$WORK/err")"
-verdict "help: usage on stdout, exit 0"
+case_verdict "help: usage on stdout, exit 0"
 
 expect_error "unknown command" 'unknown command' sj frobnicate "$DQ" -n "$NS"
 expect_error "-n without a name" '-n needs' sj show -n
@@ -370,7 +370,7 @@ rc=$?
 [ "$(wc -l <"$WORK/err")" -eq 1 ] || why "not one line on stderr: $(cat "$WORK/err")"
 grep -q "^sojourn: note: $DQ: sparse_class auto: no class for sparse flows to go ahead in: .*sparse_class CLASSID" "$WORK/err" ||
 	why "no note naming sparse_class: $(cat "$WORK/err")"
-verdict "attach $DQ with defaults: a note that sparse flows have no path ahead"
+case_verdict "attach $DQ with defaults: a note that sparse flows have no path ahead"
 sj detach "$DQ" -n "$NS" >/dev/null 2>&1
 if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" sparse_class off -n "$NS"; then
 	EXPECT_DEVS=$DQ
@@ -388,7 +388,7 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" sparse_class off
 	p=$(field "$DQ" .stats.packets)
 	[[ $p =~ ^[0-9]+$ ]] && [ "$p" -gt 0 ] ||
 		why "the first attachment counts no packets (packets '$p')"
-	verdict "attach twice: first attachment intact (target $t0, packets ${p:-?})"
+	case_verdict "attach twice: first attachment intact (target $t0, packets ${p:-?})"
 
 	# ---- change with a bad value keeps the old settings -------------
 
@@ -405,7 +405,7 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" sparse_class off
 		t=$(field "$DQ" .target) i=$(field "$DQ" .interval)
 		[ "$t" = "$t0" ] && [ "$i" = "$i0" ] ||
 			why "settings changed: target $t interval $i (were $t0 $i0)"
-		verdict "change: $args keeps target $t0 interval $i0"
+		case_verdict "change: $args keeps target $t0 interval $i0"
 	done
 	expect_error "change: unknown device" 'cannot find device' \
 		sj change nosuchdev0 target 10ms -n "$NS"
@@ -429,7 +429,7 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" sparse_class off
 			why "no packets counted after the change ('$p2' -> '$p3')"
 		[ "$(comm -13 <(echo "$BASE0") <(pins_list | ours))" = "$folder" ] ||
 			why "pin folders changed"
-		verdict "change: show -j target $t, packets $p1 -> $p2 -> ${p3:-?}"
+		case_verdict "change: show -j target $t, packets $p1 -> $p2 -> ${p3:-?}"
 	fi
 
 	# ---- detach, twice --------------------------------------------------
@@ -438,14 +438,13 @@ if expect_ok "attach $DQ (for the cases below)" sj attach "$DQ" sparse_class off
 	EXPECT_DEVS=""
 	BASE=$BASE0
 	check_clean
-	verdict "detach $DQ: nothing left, show prints []"
+	case_verdict "detach $DQ: nothing left, show prints []"
 	expect_ok "detach $DQ again (not attached)" sj detach "$DQ" -n "$NS"
 	check_clean
-	verdict "detach $DQ again: still nothing"
+	case_verdict "detach $DQ again: still nothing"
 else
-	echo "      (attach failed: the attach-twice, change and detach cases"
-	echo "       were not run)"
-	FAILED_NAMES+=("attach-dependent cases not run")
+	why "attach failed: the attach-twice, change and detach cases were not run"
+	case_verdict "attach-dependent cases"
 fi
 
 expect_error "detach: unknown device" 'cannot find' \
@@ -456,9 +455,5 @@ expect_error "show: unknown device" 'cannot find' \
 	sj show nosuchdev0 -n "$NS"
 
 echo
-echo "$PASSED passed, $FAILED failed"
-if [ "$FAILED" -ne 0 ] || [ ${#FAILED_NAMES[@]} -ne 0 ]; then
-	printf 'failed: %s\n' "${FAILED_NAMES[@]}"
-	exit 1
-fi
-exit 0
+[ ${#FAILED_NAMES[@]} = 0 ] || printf 'failed: %s\n' "${FAILED_NAMES[@]}"
+verdict_end errors

@@ -45,9 +45,6 @@ ROOT=/sys/fs/bpf/sojourn
 WORK=$(mktemp -d /tmp/sjforeign.XXXXXX)
 # the namespaces go with this process; the programs with the pins and devices
 trap 'ip link del sjfa 2>/dev/null; umount /sys/fs/bpf 2>/dev/null; rm -rf "$WORK"' EXIT
-fails=0
-pass() { printf 'ok    %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
 
 ip link set lo up
 ip link add sjfa type veth peer name sjfb || skip "cannot make a veth pair"
@@ -123,7 +120,7 @@ run() {
 	timeout 60 "$SOJOURN" "$@" >"$WORK/out" 2>"$WORK/err"
 	rc=$?
 	case $rc in
-	124|134|139) fail "$name: rc $rc (hang or crash): $(tail -3 "$WORK/err" | tr '\n' '|')"; return 1 ;;
+	124|134|139) bad "$name: rc $rc (hang or crash): $(tail -3 "$WORK/err" | tr '\n' '|')"; return 1 ;;
 	esac
 	return 0
 }
@@ -135,7 +132,7 @@ ro() {
 	timeout 120 "${vg[@]}" "$SOJOURN" "$@" >/dev/null 2>"$WORK/vg"
 	vrc=$?
 	if [ "$vrc" = 99 ]; then
-		fail "$name: memory error: $(grep -E '^==[0-9]+==' "$WORK/vg" | head -12 | tr '\n' '|')"
+		bad "$name: memory error: $(grep -E '^==[0-9]+==' "$WORK/vg" | head -12 | tr '\n' '|')"
 		return 1
 	fi
 	return 0
@@ -163,9 +160,9 @@ for cmd in "show" "show -s" "show -j -s"; do
 	if [ "$rc" = 0 ] && why=$(said 3 "skipped $A: " "skipped $B: " "skipped $C: " \
 				 "$stat_why" "$meta_why") &&
 	   grep -q "sjfb" "$WORK/out" && ! grep -q "sjfa" "$WORK/out"; then
-		pass "$cmd: D shown, A B C skipped: $(head -1 "$WORK/err")"
+		ok "$cmd: D shown, A B C skipped: $(head -1 "$WORK/err")"
 	else
-		fail "$cmd: rc $rc, ${why:-D not shown or A shown}"
+		bad "$cmd: rc $rc, ${why:-D not shown or A shown}"
 	fi
 done
 ro "export --textfile" export --textfile "$WORK/metrics" &&
@@ -173,15 +170,15 @@ if [ "$rc" = 0 ] && why=$(said 3 "skipped $A: " "skipped $B: " "skipped $C: ") &
    grep -qx 'sojourn_attachments_foreign 3' "$WORK/metrics" &&
    grep -q '^sojourn_info{device="sjfb"' "$WORK/metrics" &&
    ! grep -q 'device="sjfa"' "$WORK/metrics"; then
-	pass "export: D exported, A B C skipped and counted (sojourn_attachments_foreign 3)"
+	ok "export: D exported, A B C skipped and counted (sojourn_attachments_foreign 3)"
 else
-	fail "export: rc $rc, ${why:-}; $(tr '\n' '|' <"$WORK/err") $(grep -E 'foreign|sojourn_info' "$WORK/metrics" 2>/dev/null | tr '\n' '|')"
+	bad "export: rc $rc, ${why:-}; $(tr '\n' '|' <"$WORK/err") $(grep -E 'foreign|sojourn_info' "$WORK/metrics" 2>/dev/null | tr '\n' '|')"
 fi
 ro "top" top -j -i 0.05 &&
 if [ "$rc" = 0 ] && why=$(said 3 "skipped $A: " "skipped $B: " "skipped $C: "); then
-	pass "top -j: one frame, A B C skipped"
+	ok "top -j: one frame, A B C skipped"
 else
-	fail "top -j: rc $rc, ${why:-}: $(tr '\n' '|' <"$WORK/err")"
+	bad "top -j: rc $rc, ${why:-}: $(tr '\n' '|' <"$WORK/err")"
 fi
 
 # a device named: one line, non-zero
@@ -190,18 +187,18 @@ for cmd in "show sjfa" "show sjfa -s" "hist sjfa" "top sjfa -j -i 0.05" \
 	# shellcheck disable=SC2086
 	run "$cmd" $cmd || continue
 	if [ "$rc" != 0 ] && why=$(said 1 "$A was made by another version" "$stat_why"); then
-		pass "$cmd refused: $(cat "$WORK/err")"
+		ok "$cmd refused: $(cat "$WORK/err")"
 	else
-		fail "$cmd: rc $rc, ${why:-}"
+		bad "$cmd: rc $rc, ${why:-}"
 	fi
 done
 # the other direction of the device is read; the foreign one still said
 ro "hist sjfb" hist sjfb &&
 if [ "$rc" != 0 ] && why=$(said 1 "$B was made by another version" "$meta_why") &&
    grep -q "ingress" "$WORK/out"; then
-	pass "hist sjfb: ingress shown, egress refused"
+	ok "hist sjfb: ingress shown, egress refused"
 else
-	fail "hist sjfb: rc $rc, ${why:-ingress not shown}"
+	bad "hist sjfb: rc $rc, ${why:-ingress not shown}"
 fi
 
 # the CNI plugin's STATUS runs 'sojourn show -j', whose skip lines come
@@ -212,9 +209,9 @@ if [ -x "$CNI" ]; then
 		env -i PATH="$PATH" CNI_COMMAND=STATUS CNI_PATH=/usr/lib/cni "$CNI" >"$WORK/out" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ]; then
-		pass "CNI STATUS: success beside attachments of another version"
+		ok "CNI STATUS: success beside attachments of another version"
 	else
-		fail "CNI STATUS: rc $rc: $(tr '\n' '|' <"$WORK/out")"
+		bad "CNI STATUS: rc $rc: $(tr '\n' '|' <"$WORK/out")"
 	fi
 fi
 
@@ -222,9 +219,9 @@ fi
 run "gc" gc &&
 if [ "$rc" = 0 ] && [ ! -e "$C" ] && [ -d "$A" ] && [ -d "$B" ] &&
    grep -qF "removed $C (namespace gone)" "$WORK/out"; then
-	pass "gc: removed the foreign folder of a gone namespace, kept A and B"
+	ok "gc: removed the foreign folder of a gone namespace, kept A and B"
 else
-	fail "gc: rc $rc: $(tr '\n' '|' <"$WORK/out") $(tr '\n' '|' <"$WORK/err")"
+	bad "gc: rc $rc: $(tr '\n' '|' <"$WORK/out") $(tr '\n' '|' <"$WORK/err")"
 fi
 
 # detach B without reading its meta: the tcx link goes with the pins
@@ -238,28 +235,28 @@ link_gone() {	# ID: freed within 2 s (the kernel frees it after the last put)
 	return 1
 }
 blink=$(link_id "$B/link_egress") dlink=$(link_id "$D/link_egress")
-[ -n "$blink" ] && [ -n "$dlink" ] || fail "B or D has no pinned tc link"
+[ -n "$blink" ] && [ -n "$dlink" ] || bad "B or D has no pinned tc link"
 run "detach sjfb" detach sjfb &&
 if [ "$rc" = 0 ] && [ ! -s "$WORK/err" ] && [ ! -e "$B" ] && link_gone "$blink" &&
    [ -d "$D" ] && bpftool link show id "$dlink" >/dev/null 2>&1; then
-	pass "detach sjfb: B's folder and tcx link $blink gone, D's kept"
+	ok "detach sjfb: B's folder and tcx link $blink gone, D's kept"
 else
-	fail "detach sjfb: rc $rc, folder $( [ -e "$B" ] && echo kept || echo gone): $(tr '\n' '|' <"$WORK/err")"
+	bad "detach sjfb: rc $rc, folder $( [ -e "$B" ] && echo kept || echo gone): $(tr '\n' '|' <"$WORK/err")"
 fi
 
 # replace A: attached anew in this build's layout, then read as any other
 run "replace sjfa" replace sjfa rate 20mbit &&
 if [ "$rc" = 0 ] && grep -qF "$A was made by another version of sojourn ($stat_why): attaching anew" "$WORK/err" &&
    [ "$(field value "$A/stats")" = "$stats" ]; then
-	pass "replace sjfa: attached anew, stats $stats bytes"
+	ok "replace sjfa: attached anew, stats $stats bytes"
 else
-	fail "replace sjfa: rc $rc: $(tr '\n' '|' <"$WORK/err")"
+	bad "replace sjfa: rc $rc: $(tr '\n' '|' <"$WORK/err")"
 fi
 ro "show sjfa after replace" show sjfa -s &&
 if [ "$rc" = 0 ] && [ ! -s "$WORK/err" ] && grep -q "rate 20Mbit" "$WORK/out"; then
-	pass "show sjfa after replace: read whole"
+	ok "show sjfa after replace: read whole"
 else
-	fail "show sjfa after replace: rc $rc: $(tr '\n' '|' <"$WORK/err") $(head -1 "$WORK/out")"
+	bad "show sjfa after replace: rc $rc: $(tr '\n' '|' <"$WORK/err") $(head -1 "$WORK/out")"
 fi
 # E: the host's shared maps made by another version (loader/host.c): a
 # new attachment is refused in one line naming the map, never registered
@@ -270,13 +267,11 @@ run "attach with a foreign host" attach sjfb rate 10mbit &&
 if [ "$rc" != 0 ] && [ "$(grep -c '' "$WORK/err")" = 1 ] &&
    grep -q "^sojourn: $ROOT/host holds another version's map settings" "$WORK/err" &&
    [ ! -e "$B" ] && [ -z "$(ls "$ROOT" | grep '^tmp-')" ]; then
-	pass "attach with a foreign host: refused in one line, nothing half-made"
+	ok "attach with a foreign host: refused in one line, nothing half-made"
 else
-	fail "attach with a foreign host: rc $rc: $(tr '\n' '|' <"$WORK/err")"
+	bad "attach with a foreign host: rc $rc: $(tr '\n' '|' <"$WORK/err")"
 fi
-"$SOJOURN" detach sjfa && "$SOJOURN" detach sjfb ingress || fail "final detach"
-[ -z "$(ls -A "$ROOT")" ] || fail "left behind: $(ls "$ROOT")"
+"$SOJOURN" detach sjfa && "$SOJOURN" detach sjfb ingress || bad "final detach"
+[ -z "$(ls -A "$ROOT")" ] || bad "left behind: $(ls "$ROOT")"
 
-[ "$fails" = 0 ] && { echo "PASS"; exit 0; }
-echo "FAIL: $fails"
-exit 1
+verdict_end foreign_layout

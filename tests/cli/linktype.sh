@@ -40,7 +40,6 @@ fi
 NS=sjlt$$
 TUN=sjlt$$t PPP=sjlt$$p RADIO=sjlt$$r
 N=50			# packets of each family written into a device
-fails=0
 
 # shellcheck disable=SC2317  # run by the trap
 cleanup() {
@@ -53,15 +52,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "PASS $1"; }
-bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 sj() { timeout "$T" "$SOJOURN" "$@"; }
 nsx() { nsenter --net="/run/netns/$NS" "$@"; }
 
 ip netns add "$NS" || skip "cannot create a namespace"
 nsx "$FLOOD" --tun "$TUN" 0xfffe || skip "cannot create a tun device"
-nsx "$FLOOD" --tun "$PPP" 512 || bad "tun as ppp" "TUNSETLINK 512 failed"
-nsx "$FLOOD" --tun "$RADIO" 803 || bad "tun as radiotap" "TUNSETLINK 803 failed"
+nsx "$FLOOD" --tun "$PPP" 512 || bad "tun as ppp: TUNSETLINK 512 failed"
+nsx "$FLOOD" --tun "$RADIO" 803 || bad "tun as radiotap: TUNSETLINK 803 failed"
 for d in "$TUN" "$PPP" "$RADIO"; do
 	ip -n "$NS" link set "$d" up
 done
@@ -77,24 +74,24 @@ counts() {
 ingress() {
 	local dev=$1 hook=$2 got
 	if ! sj attach "$dev" ingress rate 1gbit hook "$hook" -n "$NS" >/dev/null; then
-		bad "$dev ingress $hook" "attach failed"
+		bad "$dev ingress $hook: attach failed"
 		return
 	fi
 	nsx "$FLOOD" --tun-send "$dev" "$N" >/dev/null ||
-		bad "$dev ingress $hook" "cannot write into $dev"
+		bad "$dev ingress $hook: cannot write into $dev"
 	got=$(counts "$dev" ingress)
 	if [ "$got" = "$((2 * N)) 0" ]; then
 		ok "$dev (link type $3) ingress $hook: $((2 * N)) IPv4/IPv6 TCP packets counted tcp"
 	else
-		bad "$dev ingress $hook" "tcp/non_ip $got, want $((2 * N)) 0"
+		bad "$dev ingress $hook: tcp/non_ip $got, want $((2 * N)) 0"
 	fi
-	sj detach "$dev" ingress -n "$NS" >/dev/null || bad "$dev" "detach ingress"
+	sj detach "$dev" ingress -n "$NS" >/dev/null || bad "$dev: detach ingress"
 }
 
 if sj attach "$TUN" -n "$NS" >/dev/null && sj detach "$TUN" -n "$NS" >/dev/null; then
 	ok "$TUN (link type none): attach and detach in queue mode"
 else
-	bad "$TUN" "queue mode attach/detach failed"
+	bad "$TUN: queue mode attach/detach failed"
 fi
 ingress "$TUN" tc none
 ingress "$TUN" xdp none
@@ -109,9 +106,7 @@ if [ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
    [[ $err == "sojourn: "*ieee802.11-radiotap* ]] && [ "$before" = "$after" ]; then
 	ok "radiotap device refused: $err"
 else
-	bad "radiotap device" "rc $rc, stderr '$err', pins changed: $([ "$before" = "$after" ] && echo no || echo yes)"
+	bad "radiotap device: rc $rc, stderr '$err', pins changed: $([ "$before" = "$after" ] && echo no || echo yes)"
 fi
 
-[ "$fails" = 0 ] && { echo "PASS: linktype"; exit 0; }
-echo "FAIL: linktype ($fails)"
-exit 1
+verdict_end linktype

@@ -66,10 +66,6 @@ inns tc qdisc add dev "$DQ" parent 1:1 handle 10: pfifo limit 1000 ||
 	{ echo "FAIL: setup: devices"; exit 1; }
 ifq=$(ip -n "$NS" -j link show dev "$DQ" | jq -r '.[0].ifindex')
 
-fails=0
-ok() { printf 'ok    %s\n' "$*"; }
-bad() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
-
 # Our namespace's pin folders, on bpffs itself: <cookie>-<ifindex>-<dir>
 # and attach's tmp-<pid>-<cookie>-..., so tests running beside us do not
 # count.  Without python3 for the cookie (SO_NETNS_COOKIE = 71): what
@@ -124,12 +120,6 @@ succeeds() {
 	else
 		bad "$*: rc $?, stderr: $(cat "$WORK/err")"
 	fi
-}
-
-# same NAME GOT WANT
-same() {
-	if [ "$2" = "$3" ]; then ok "$1 = $(head -1 <<<"$3")"
-	else bad "$1: '$2', expected '$3'"; fi
 }
 
 # --- wrong uses: nothing attached before or after ---------------------
@@ -285,9 +275,4 @@ fi
 
 if [ -n "$COOKIE" ]; then echo "(pins counted under $PIN_ROOT by cookie $COOKIE)"
 else echo "(pins counted through show: no python3 for the cookie)"; fi
-if [ "$fails" = 0 ]; then
-	echo "PASS: observe_mode"
-	exit 0
-fi
-echo "FAIL: observe_mode ($fails check(s) failed)"
-exit 1
+verdict_end observe_mode

@@ -53,12 +53,6 @@ ip -n "$NS" link add "$D" type veth peer name "$P" &&
 ip -n "$NS" link set "$D" up && ip -n "$NS" link set "$P" up ||
 	{ echo "FAIL: setup: devices"; exit 1; }
 
-fails=0
-ok() { printf 'ok    %s\n' "$*"; }
-bad() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
-is() { if [ "$2" = "$3" ]; then ok "$1: $2"; else bad "$1: got '$2', want '$3'"; fi; }
-differs() { if [ "$2" != "$3" ]; then ok "$1: $2 -> $3"; else bad "$1: still $2"; fi; }
-
 # field DIR KEY: from show -j
 field() { sj show "$D" -j | jq -r --arg d "$1" ".[] | select(.direction == \$d) | .$2"; }
 # prog DIR: the id of the program pinned for the attachment
@@ -72,23 +66,23 @@ flows() {
 }
 
 sj replace "$D" rate 10mbit >/dev/null 2>&1
-is "not attached: replace attaches" "$(field egress mode) $(field egress rate)" "rate 1250000"
+same "not attached: replace attaches" "$(field egress mode) $(field egress rate)" "rate 1250000"
 p0=$(prog egress)
 
 sj replace "$D" rate 20mbit target 10ms
-is "same mode: in place, same program" "$(prog egress)" "$p0"
-is "same mode: settings rewritten" "$(field egress rate) $(field egress target)" "2500000 10000"
+same "same mode: in place, same program" "$(prog egress)" "$p0"
+same "same mode: settings rewritten" "$(field egress rate) $(field egress target)" "2500000 10000"
 sj replace "$D" rate 20mbit
-is "an option not given goes back to its default (target)" "$(field egress target)" 5000
-is "... still in place" "$(prog egress)" "$p0"
+same "an option not given goes back to its default (target)" "$(field egress target)" 5000
+same "... still in place" "$(prog egress)" "$p0"
 sj change "$D" target 10ms
 sj change "$D" rate 30mbit
-is "change, for contrast, keeps what is set" "$(field egress target)" 10000
+same "change, for contrast, keeps what is set" "$(field egress target)" 10000
 
 # the host has one flow table: an attachment's `flows` is a setting
 sj replace "$D" rate 20mbit flows 2048
-is "another flow budget: in place" "$(flows egress)" 2048
-is "... same program" "$(prog egress)" "$p0"
+same "another flow budget: in place" "$(flows egress)" 2048
+same "... same program" "$(prog egress)" "$p0"
 p1=$(prog egress)
 
 before=$(sj show "$D" -j)
@@ -96,8 +90,8 @@ err=$(sj replace "$D" rate 20mbit target banana 2>&1 >/dev/null)
 rc=$?
 [ "$rc" -ne 0 ] && [ "$(wc -l <<<"$err")" = 1 ] && [[ $err == sojourn:* ]] &&
 	ok "bad word: one line, rc $rc: $err" || bad "bad word: rc $rc, '$err'"
-is "bad word: attachment as it was" "$(sj show "$D" -j)" "$before"
-is "... same program" "$(prog egress)" "$p1"
+same "bad word: attachment as it was" "$(sj show "$D" -j)" "$before"
+same "... same program" "$(prog egress)" "$p1"
 
 # another mode: real-queue needs a queue; HTB + pfifo gives it one
 ip netns exec "$NS" tc qdisc add dev "$D" root handle 1: htb default 1 &&
@@ -105,38 +99,36 @@ ip netns exec "$NS" tc class add dev "$D" parent 1: classid 1:1 htb rate 20mbit 
 ip netns exec "$NS" tc qdisc add dev "$D" parent 1:1 pfifo limit 100 ||
 	{ echo "FAIL: setup: htb"; exit 1; }
 sj replace "$D" target 10ms
-is "rate to real-queue: attached again in the new mode" "$(field egress mode)" queue
+same "rate to real-queue: attached again in the new mode" "$(field egress mode)" queue
 differs "... with a new program" "$p1" "$(prog egress)"
 
 # another hook at ingress: tc, then xdp (native on a veth)
 sj replace "$D" ingress rate 10mbit
-is "ingress: attached at tc" "$(field ingress hook)" tcx
+same "ingress: attached at tc" "$(field ingress hook)" tcx
 sj replace "$D" ingress rate 10mbit hook xdp
-is "ingress tc to xdp: attached again at xdp" "$(field ingress hook)" xdp-native
-is "... one ingress attachment" "$(sj show "$D" -j | jq '[.[] | select(.direction == "ingress")] | length')" 1
+same "ingress tc to xdp: attached again at xdp" "$(field ingress hook)" xdp-native
+same "... one ingress attachment" "$(sj show "$D" -j | jq '[.[] | select(.direction == "ingress")] | length')" 1
 
 sj detach "$D" && sj detach "$D" ingress
-is "detach: nothing pinned" "$(sj show "$D" -j | jq length)" 0
+same "detach: nothing pinned" "$(sj show "$D" -j | jq length)" 0
 
 # -batch, as tc's: both directions in one process, as sojourn-cni runs it
 batch() { timeout "$T" "$SOJOURN" -batch - 2>&1; }
 out=$(printf 'replace %s egress rate 12mbit -n %s\n# a comment\n\nreplace %s ingress rate 6mbit -n %s\n' \
 	"$D" "$NS" "$D" "$NS" | batch)
-is "batch: both lines, rc 0" "$? $out" "0 "
-is "batch: egress and ingress set" "$(field egress rate) $(field ingress rate)" "1500000 750000"
+same "batch: both lines, rc 0" "$? $out" "0 "
+same "batch: egress and ingress set" "$(field egress rate) $(field ingress rate)" "1500000 750000"
 out=$(printf 'change %s target 8ms -n %s\nchange %s ingress rate banana -n %s\nchange %s target 9ms -n %s\n' \
 	"$D" "$NS" "$D" "$NS" "$D" "$NS" | batch)
 rc=$?
 [ "$rc" -ne 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && [[ $out == "sojourn: line 2: "* ]] &&
 	ok "batch: the failing line named, one line, rc $rc: $out" || bad "batch failure: rc $rc, '$out'"
-is "... the lines before it ran, none after" "$(field egress target)" 8000
+same "... the lines before it ran, none after" "$(field egress target)" 8000
 out=$(printf 'show\n' | batch)
 [ $? -ne 0 ] && [[ $out == *"not a command a batch takes"* ]] && ok "batch: show refused: $out" ||
 	bad "batch: show accepted: '$out'"
 out=$(printf 'detach %s -n %s\ndetach %s ingress -n %s\ndetach %s -n %s\n' \
 	"$D" "$NS" "$D" "$NS" "$D" "$NS" | batch)
-is "batch: detach both, then again (idempotent)" "$? $out $(sj show "$D" -j | jq length)" "0  0"
+same "batch: detach both, then again (idempotent)" "$? $out $(sj show "$D" -j | jq length)" "0  0"
 
-[ "$fails" = 0 ] && { echo "PASS: replace"; exit 0; }
-echo "FAIL: replace ($fails check(s) failed)"
-exit 1
+verdict_end replace

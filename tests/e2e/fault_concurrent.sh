@@ -67,9 +67,9 @@ kill "$watcher"; wait "$watcher" 2>/dev/null
 
 total=$(cat "$WORK"/n.* | awk '{s += $1} END {print s}')
 log "$total commands by 16 processes in ${SECS}s"
-[ "$total" -ge 100 ] || fail "only $total commands ran"
-[ -s "$WORK/second" ] && fail "a second copy ran: $(sort -u "$WORK/second" | head -3 | tr '\n' ' ')" ||
-	pass "no device ever ran two copies"
+[ "$total" -ge 100 ] || bad "only $total commands ran"
+[ -s "$WORK/second" ] && bad "a second copy ran: $(sort -u "$WORK/second" | head -3 | tr '\n' ' ')" ||
+	ok "no device ever ran two copies"
 
 # refusals that fit a lost race, nothing else
 cat "$WORK"/err.* >"$WORK/errors"
@@ -77,15 +77,14 @@ cat "$WORK"/err.* >"$WORK/errors"
 grep -v -e 'is already attached' -e 'is not attached' \
 	-e 'sparse_class auto: root pfifo has no band ahead' "$WORK/errors" |
 	sort | uniq -c | sort -rn >"$WORK/odd"
-[ -s "$WORK/odd" ] && fail "unexpected errors: $(head -5 "$WORK/odd" | tr '\n' ';')" ||
-	pass "$(wc -l <"$WORK/errors") refusals, each 'already attached' or 'not attached'"
+[ -s "$WORK/odd" ] && bad "unexpected errors: $(head -5 "$WORK/odd" | tr '\n' ';')" ||
+	ok "$(wc -l <"$WORK/errors") refusals, each 'already attached' or 'not attached'"
 
 for d in "${DEVS[@]}"; do
-	why=$(fl_consistent "$NS" "$d") && pass "$d: show, pins and kernel agree" || fail "$why"
-	"$SOJOURN" detach "$d" -n "$NS" || fail "detach $d"
+	why=$(fl_consistent "$NS" "$d") && ok "$d: show, pins and kernel agree" || bad "$why"
+	"$SOJOURN" detach "$d" -n "$NS" || bad "detach $d"
 	f=$(folders "$NS" "$d") h=$(hooked "$NS" "$d")
-	[ "$f$h" = 00 ] || fail "$d after one detach: folders $f, programs $h"
+	[ "$f$h" = 00 ] || bad "$d after one detach: folders $f, programs $h"
 done
 
-[ "$FAILS" = 0 ] || exit 1
-exit 0
+verdict_end fault_concurrent

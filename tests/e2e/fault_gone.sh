@@ -37,8 +37,8 @@ trap 'exit 130' INT TERM
 fl_ns "$NS" "$A" "$B" "$C" && fl_ns "$NS2" "$L" || { echo "FAIL: cannot build namespaces"; exit 1; }
 COOKIE=$(fl_cookie "$NS" "$A") || { echo "FAIL: plain attach/detach"; exit 1; }
 COOKIE2=$(fl_cookie "$NS2" "$L") || { echo "FAIL: plain attach/detach"; exit 1; }
-for d in $A $B $C; do "$SOJOURN" attach "$d" -n "$NS" || fail "attach $d"; done
-"$SOJOURN" attach "$L" -n "$NS2" || fail "attach $L"
+for d in $A $B $C; do "$SOJOURN" attach "$d" -n "$NS" || bad "attach $d"; done
+"$SOJOURN" attach "$L" -n "$NS2" || bad "attach $L"
 
 dir_of() { echo "$PIN_ROOT/$1-$2-egress"; }
 # the attachment's own maps (its counters, histogram and meta)
@@ -53,31 +53,31 @@ ia=$(ifindex "$NS" "$A") ib=$(ifindex "$NS" "$B")
 da=$(dir_of "$COOKIE" "$ia") db=$(dir_of "$COOKIE" "$ib")
 mapfile -t ida < <(own_maps "$da")
 mapfile -t idb < <(own_maps "$db")
-ip -n "$NS" link del "$A" && ip -n "$NS" link del "$B" || fail "cannot delete devices"
+ip -n "$NS" link del "$A" && ip -n "$NS" link del "$B" || bad "cannot delete devices"
 [ -d "$da" ] && [ -d "$db" ] && log "pins outlive the devices, as expected"
 out=$("$SOJOURN" gc --dry-run)
 [ -d "$da" ] && grep -q "would remove $da (device gone)" <<<"$out" &&
-	pass "gc --dry-run names the gone device's folder and removes nothing" ||
-	fail "gc --dry-run: $out"
-"$SOJOURN" detach "$B" -n "$NS" || fail "detach of a gone device by name"
-[ -d "$db" ] && fail "detach $B (gone) left $db" || pass "detach by the gone device's name removes its pins"
+	ok "gc --dry-run names the gone device's folder and removes nothing" ||
+	bad "gc --dry-run: $out"
+"$SOJOURN" detach "$B" -n "$NS" || bad "detach of a gone device by name"
+[ -d "$db" ] && bad "detach $B (gone) left $db" || ok "detach by the gone device's name removes its pins"
 out=$("$SOJOURN" gc)
 if [ ! -d "$da" ] && grep -q "removed $da (device gone)" <<<"$out"; then
-	pass "gc removed the folder of the deleted device"
+	ok "gc removed the folder of the deleted device"
 else
-	fail "gc after device deletion: $out"
+	bad "gc after device deletion: $out"
 fi
 sleep 1	# maps are freed after an RCU grace period
-gone_maps "${ida[@]}" "${idb[@]}" && pass "their own maps are freed" ||
-	fail "maps ${ida[*]} ${idb[*]} still there"
+gone_maps "${ida[@]}" "${idb[@]}" && ok "their own maps are freed" ||
+	bad "maps ${ida[*]} ${idb[*]} still there"
 [ "$(host_entries "$ia")$(host_entries "$ib")" = 00 ] &&
-	pass "their entries left the host's maps" || fail "host entries left: $(host_entries "$ia") $(host_entries "$ib")"
+	ok "their entries left the host's maps" || bad "host entries left: $(host_entries "$ia") $(host_entries "$ib")"
 
 # 4. the live ones stay
 ic=$(ifindex "$NS" "$C") il=$(ifindex "$NS2" "$L")
 [ -d "$(dir_of "$COOKIE" "$ic")" ] && [ -d "$(dir_of "$COOKIE2" "$il")" ] &&
-	[ "$(hooked "$NS" "$C")" = 1 ] && pass "gc left the live attachments alone" ||
-	fail "gc touched a live attachment"
+	[ "$(hooked "$NS" "$C")" = 1 ] && ok "gc left the live attachments alone" ||
+	bad "gc touched a live attachment"
 
 # 2. named namespace deleted
 dc=$(dir_of "$COOKIE" "$ic")
@@ -85,14 +85,14 @@ mapfile -t idc < <(own_maps "$dc")
 ip netns del "$NS"
 out=$("$SOJOURN" gc)
 if [ ! -d "$dc" ] && grep -q "removed $dc (namespace gone)" <<<"$out"; then
-	pass "gc removed the folder of the deleted namespace"
+	ok "gc removed the folder of the deleted namespace"
 else
-	fail "gc after namespace deletion: $out"
+	bad "gc after namespace deletion: $out"
 fi
 sleep 1
-gone_maps "${idc[@]}" && pass "its own maps are freed" || fail "maps ${idc[*]} still there"
-[ -d "$(dir_of "$COOKIE2" "$il")" ] && pass "the other namespace's attachment stays" ||
-	fail "gc removed a live namespace's folder"
+gone_maps "${idc[@]}" && ok "its own maps are freed" || bad "maps ${idc[*]} still there"
+[ -d "$(dir_of "$COOKIE2" "$il")" ] && ok "the other namespace's attachment stays" ||
+	bad "gc removed a live namespace's folder"
 
 # 3. a namespace with no name, alive through a process
 unshare -n sleep 300 &
@@ -101,11 +101,11 @@ sleep 0.3
 nsx() { nsenter --net="/proc/$pid/ns/net" "$@"; }
 nsx ip link add "$P" type veth peer name "${P}p" && nsx ip link set "$P" up &&
 	nsx tc qdisc add dev "$P" root pfifo && nsx "$SOJOURN" attach "$P" ||
-	fail "attach in an unnamed namespace"
+	bad "attach in an unnamed namespace"
 dp=$(nsx "$SOJOURN" show "$P" -j | jq -r '.[0].pin')
 "$SOJOURN" gc >/dev/null
-[ -d "$dp" ] && pass "gc keeps an unnamed namespace's attachment while a process lives in it" ||
-	fail "gc removed $dp while its namespace lives"
+[ -d "$dp" ] && ok "gc keeps an unnamed namespace's attachment while a process lives in it" ||
+	bad "gc removed $dp while its namespace lives"
 kill "$pid"; wait "$pid" 2>/dev/null; pid=
 # the namespace dies asynchronously; its devices with it
 for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -113,8 +113,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 	[ -d "$dp" ] || break
 	sleep 0.5
 done
-[ -d "$dp" ] && fail "gc kept $dp after its namespace died ($out)" ||
-	pass "gc removed it once the namespace died"
+[ -d "$dp" ] && bad "gc kept $dp after its namespace died ($out)" ||
+	ok "gc removed it once the namespace died"
 
-[ "$FAILS" = 0 ] || exit 1
-exit 0
+verdict_end fault_gone

@@ -111,7 +111,7 @@ for ((i = 0; i < ITER; i++)); do
 		h=$(hooked "$NS" "$d")
 		if [ "$h" -gt 1 ]; then
 			second=$((second + 1))
-			[ "$second" -le 5 ] && fail "iteration $i (${op[*]} after ${delay} us): $h copies on $d"
+			[ "$second" -le 5 ] && bad "iteration $i (${op[*]} after ${delay} us): $h copies on $d"
 		fi
 	done
 	# `show` tidies up: let some kills pile up before it looks
@@ -120,36 +120,35 @@ for ((i = 0; i < ITER; i++)); do
 	for d in "${DEVS[@]}"; do
 		if ! why=$(fl_consistent "$NS" "$d"); then
 			broken=$((broken + 1))
-			[ "$broken" -le 5 ] && fail "iteration $i (${op[*]} after ${delay} us): $why"
+			[ "$broken" -le 5 ] && bad "iteration $i (${op[*]} after ${delay} us): $why"
 		fi
 	done
 done
 log "ops: attach ${ops[attach]:-0} change ${ops[change]:-0} detach ${ops[detach]:-0}; killed $killed, finished $finished"
-[ "$killed" -ge $((ITER / 5)) ] || fail "only $killed of $ITER commands were killed mid-way"
-[ "$second" = 0 ] && pass "never a second copy on a device ($ITER iterations)"
-[ "$broken" = 0 ] && pass "show, pins and kernel agree at all $checks checks"
+[ "$killed" -ge $((ITER / 5)) ] || bad "only $killed of $ITER commands were killed mid-way"
+[ "$second" = 0 ] && ok "never a second copy on a device ($ITER iterations)"
+[ "$broken" = 0 ] && ok "show, pins and kernel agree at all $checks checks"
 
 # what survived still works: attach where absent, change is read back
 for d in "${DEVS[@]}"; do
 	[ "$(folders "$NS" "$d")" = 0 ] && "$SOJOURN" attach "$d" -n "$NS"
 	if "$SOJOURN" change "$d" target 7ms -n "$NS" &&
 	   [ "$("$SOJOURN" show "$d" -j -n "$NS" | jq -r '.[0].target')" = 7000 ]; then
-		pass "$d: attached and retunable after the kills"
+		ok "$d: attached and retunable after the kills"
 	else
-		fail "$d: change after the kills not applied"
+		bad "$d: change after the kills not applied"
 	fi
 done
 
 # one detach each cleans everything up
 for d in "${DEVS[@]}"; do
-	"$SOJOURN" detach "$d" -n "$NS" || fail "detach $d"
+	"$SOJOURN" detach "$d" -n "$NS" || bad "detach $d"
 	f=$(folders "$NS" "$d") h=$(hooked "$NS" "$d")
-	[ "$f" = 0 ] && [ "$h" = 0 ] || fail "$d after one detach: folders $f, hooked $h"
+	[ "$f" = 0 ] && [ "$h" = 0 ] || bad "$d after one detach: folders $f, hooked $h"
 	tc -n "$NS" qdisc show dev "$d" | grep -q clsact &&
-		fail "$d after one detach: clsact qdisc left"
+		bad "$d after one detach: clsact qdisc left"
 done
 n=$(find "$PIN_ROOT" -maxdepth 1 -name "*$COOKIE-*" | wc -l)
-[ "$n" = 0 ] && pass "no pins of the namespace left" || fail "$n pin folders of the namespace left"
+[ "$n" = 0 ] && ok "no pins of the namespace left" || bad "$n pin folders of the namespace left"
 
-[ "$FAILS" = 0 ] || exit 1
-exit 0
+verdict_end fault_kill

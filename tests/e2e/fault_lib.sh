@@ -8,19 +8,16 @@
 #   shown    what `sojourn show -j` lists
 #   hooked   sojourn programs the kernel runs at the device's egress
 #            (tcx, asked with build/tcx_query, and clsact filters)
-# Globals: SJ_ROOT SOJOURN TCXQ NS COOKIE FAILS
+# Globals: SJ_ROOT SOJOURN TCXQ NS COOKIE, and common.sh's FAILS
 
 SJ_ROOT=${SJ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SOJOURN=${SOJOURN:-$SJ_ROOT/build/sojourn}
 TCXQ=${TCXQ:-$SJ_ROOT/build/tcx_query}
 PIN_ROOT=/sys/fs/bpf/sojourn
-FAILS=0
 
 # log, skip, die and the other helpers every script shares
 # shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-pass() { echo "PASS: $*"; }
 
 fl_require() {
 	local t
@@ -78,13 +75,13 @@ fl_refused() {
 	local what=$1 rc=$2 err=$3 pattern=$4 lines f h q
 	lines=$(printf '%s' "$err" | grep -c '')
 	if [ "$rc" != 0 ] && [ "$lines" = 1 ] && grep -q "$pattern" <<<"$err"; then
-		pass "$what refuses in one line"
+		ok "$what refuses in one line"
 	else
-		fail "$what: rc $rc, $lines lines: $err"
+		bad "$what: rc $rc, $lines lines: $err"
 	fi
 	f=$(folders "$NS" "$DEV") h=$(hooked "$NS" "$DEV")
 	q=$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)
-	[ "$f$h$q" = 000 ] || fail "after $what: folders $f, programs $h, clsact $q"
+	[ "$f$h$q" = 000 ] || bad "after $what: folders $f, programs $h, clsact $q"
 }
 
 # finished folders of (NS with COOKIE, DEV), egress

@@ -75,7 +75,7 @@ calls() {
 
 # scenario NAME SETUP... -- COMMAND...
 scenario() {
-	local name=$1 setup=() cmd=() n total points=0 bad=0 what why op
+	local name=$1 setup=() cmd=() n total points=0 broken=0 what why op
 	shift
 	while [ "$1" != -- ]; do setup+=("$1"); shift; done
 	shift
@@ -85,7 +85,7 @@ scenario() {
 	total=${#trace[@]}
 	"$SOJOURN" detach "$DEV" -n "$NS" >/dev/null
 	if [ "$total" -lt 5 ]; then
-		fail "$name: only $total syscalls traced"
+		bad "$name: only $total syscalls traced"
 		return
 	fi
 	# strace counts `when` per syscall: the n-th point is the k-th call
@@ -104,20 +104,20 @@ scenario() {
 			"$SOJOURN" "${cmd[@]}" -n "$NS" >/dev/null 2>&1; true ) 2>/dev/null
 		what="${trace[n - 1]}"
 		if ! why=$(fl_consistent "$NS" "$DEV"); then
-			bad=$((bad + 1))
-			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (${what% }): $why"
+			broken=$((broken + 1))
+			[ "$broken" -le 3 ] && bad "$name killed at syscall $n/$total (${what% }): $why"
 		fi
 		"$SOJOURN" detach "$DEV" -n "$NS" >/dev/null 2>&1
 		if ! why=$(clean); then
-			bad=$((bad + 1))
-			[ "$bad" -le 3 ] && fail "$name killed at syscall $n/$total (${what% }), then one detach: $why"
+			broken=$((broken + 1))
+			[ "$broken" -le 3 ] && bad "$name killed at syscall $n/$total (${what% }), then one detach: $why"
 			# start the next point from a clean device
 			tc -n "$NS" filter del dev "$DEV" egress 2>/dev/null
 			tc -n "$NS" qdisc del dev "$DEV" clsact 2>/dev/null
 		fi
 	done
-	[ "$points" -lt 3 ] && fail "$name: only $points of $total syscalls change anything"
-	[ "$bad" = 0 ] && pass "$name: killed at each of $points syscalls that change what outlives it (of $total), always whole or absent, one detach cleans"
+	[ "$points" -lt 3 ] && bad "$name: only $points of $total syscalls change anything"
+	[ "$broken" = 0 ] && ok "$name: killed at each of $points syscalls that change what outlives it (of $total), always whole or absent, one detach cleans"
 }
 
 scenario "attach (tcx), making the host" -- attach "$DEV"
@@ -125,11 +125,10 @@ scenario "change" attach "$DEV" -- change "$DEV" target 2ms ecn
 scenario "detach (tcx), removing the host" attach "$DEV" -- detach "$DEV"
 # (another user's attachment would keep it: judged only when none is there)
 [ -e "$PIN_ROOT/host" ] && [ -z "$(ls "$PIN_ROOT" | grep -v '^host$')" ] &&
-	fail "the host stays with no attachment left"
-"$SOJOURN" attach "$KEEP" -n "$NS" >/dev/null || fail "attach $KEEP"
+	bad "the host stays with no attachment left"
+"$SOJOURN" attach "$KEEP" -n "$NS" >/dev/null || bad "attach $KEEP"
 scenario "attach hook clsact, joining the host" -- attach "$DEV" hook clsact
 scenario "detach (clsact), leaving the host" attach "$DEV" hook clsact -- detach "$DEV"
-"$SOJOURN" detach "$KEEP" -n "$NS" >/dev/null || fail "detach $KEEP"
+"$SOJOURN" detach "$KEEP" -n "$NS" >/dev/null || bad "detach $KEEP"
 
-[ "$FAILS" = 0 ] || exit 1
-exit 0
+verdict_end fault_points

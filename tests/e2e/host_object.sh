@@ -16,14 +16,10 @@ SOJOURN=${SOJOURN:-$SJ_ROOT/build/sojourn}
 FLOOD=${FLOOD:-$SJ_ROOT/build/sj_flood}
 PIN_ROOT=/sys/fs/bpf/sojourn
 H=sjho$$ P=sjhp$$
-FAILS=0
 
 # log, skip, die and the other helpers every script shares
 # shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
-ok() { echo "ok    $*"; }
-bad() { echo "FAIL  $*"; FAILS=$((FAILS + 1)); }
-is() { [ "$2" = "$3" ] && ok "$1: $2" || bad "$1: got '$2', want '$3'"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x "$SOJOURN" ] || skip "$SOJOURN not built (make first)"
@@ -86,27 +82,27 @@ sjh attach h1$$ ingress rate 50mbit >/dev/null || bad "attach h1 ingress"
 sjh attach h2$$ ingress rate 50mbit >/dev/null || bad "attach h2 ingress"
 four=$(( $(progs) - base ))
 # queue egress, its dequeue program, rate ingress
-is "programs for 3 attachments of 2 kinds" "$four" 3
+same "programs for 3 attachments of 2 kinds" "$four" 3
 sjh attach h3$$ ingress rate 50mbit >/dev/null || bad "attach h3 ingress"
 sjh attach h2$$ rate 50mbit >/dev/null || bad "attach h2 egress (rate)"
 sjh attach h3$$ rate 50mbit >/dev/null || bad "attach h3 egress (rate)"
-is "programs for 6 attachments: one more kind (rate egress)" "$(( $(progs) - base ))" 4
+same "programs for 6 attachments: one more kind (rate egress)" "$(( $(progs) - base ))" 4
 sjp attach p1$$ ingress rate 50mbit >/dev/null || bad "attach p1 ingress (other netns)"
 sjp attach p2$$ ingress rate 50mbit >/dev/null || bad "attach p2 ingress (other netns)"
-is "another namespace: one program more for both its devices" "$(( $(progs) - base ))" 5
-is "one dequeue link for the host" "$(ls "$PIN_ROOT"/host | grep -c '^link_dequeue$')" 1
+same "another namespace: one program more for both its devices" "$(( $(progs) - base ))" 5
+same "one dequeue link for the host" "$(ls "$PIN_ROOT"/host | grep -c '^link_dequeue$')" 1
 
 # traffic on h1 only: the other attachments see none of it
 udp 20 198.18.101.1 || bad "datagrams over h1"
 p1=$(st h1$$ ingress packets) p2=$(st h2$$ ingress packets)
 [ "${p1:-0}" -ge 20 ] && ok "h1 ingress counted the datagrams: $p1" || bad "h1 ingress packets $p1 < 20"
-is "h2 ingress saw nothing of h1's traffic" "$p2" 0
-is "h2 ingress has no flow of h1's" "$(st h2$$ ingress flows)" 0
+same "h2 ingress saw nothing of h1's traffic" "$p2" 0
+same "h2 ingress has no flow of h1's" "$(st h2$$ ingress flows)" 0
 [ "$(st h1$$ ingress flows)" -ge 1 ] && ok "h1 ingress has its flow" || bad "h1 ingress: no flow"
 
 # a flood of new flows through h2, past its budget of 256 a second
 sjh change h2$$ ingress flows 256 || bad "change flows 256"
-is "flows shown" "$(sjh show h2$$ -j | jq -r '.[] | select(.direction == "ingress") | .flows')" 256
+same "flows shown" "$(sjh show h2$$ -j | jq -r '.[] | select(.direction == "ingress") | .flows')" 256
 before=$(st h1$$ ingress flows)
 sent=$(ip netns exec $P "$FLOOD" 198.18.102.2 198.18.102.1 5000 1 2>/dev/null)
 capped=$(st h2$$ ingress flows_capped) made=$(st h2$$ ingress flows)
@@ -116,8 +112,8 @@ capped=$(st h2$$ ingress flows_capped) made=$(st h2$$ ingress flows)
 [ "${made:-0}" -le 512 ] && ok "h2 ingress made at most two windows' budget: $made" ||
 	bad "h2 ingress made $made flows (> 2 x 256)"
 udp 5 198.18.101.1
-is "h1's flow still there" "$(st h1$$ ingress flows)" "$before"
-is "... never evicted" "$(st h1$$ ingress flows_evicted)" 0
+same "h1's flow still there" "$(st h1$$ ingress flows)" "$before"
+same "... never evicted" "$(st h1$$ ingress flows_evicted)" 0
 
 # the last one out takes the host with it
 for d in h1 h2 h3; do
@@ -128,10 +124,8 @@ done
 sjp detach p1$$ ingress && sjp detach p2$$ ingress || bad "detach p1, p2"
 [ -e "$PIN_ROOT/host" ] && bad "host folder left after the last detach" || ok "host folder gone"
 sleep 1	# programs are freed after an RCU grace period
-is "no program of ours left" "$(( $(progs) - base ))" 0
-is "no host map left" "$(( $(hostmaps) - base_maps ))" 0
-sjh detach h1$$ >/dev/null 2>&1; is "detach again: idempotent" "$?" 0
+same "no program of ours left" "$(( $(progs) - base ))" 0
+same "no host map left" "$(( $(hostmaps) - base_maps ))" 0
+sjh detach h1$$ >/dev/null 2>&1; same "detach again: idempotent" "$?" 0
 
-[ "$FAILS" = 0 ] && { echo "PASS: host object"; exit 0; }
-echo "FAIL: $FAILS check(s)"
-exit 1
+verdict_end host_object

@@ -4,8 +4,9 @@
 # What every test and bench script says the same way (sourced, not run):
 # how it logs (stderr), skips (exit 77: tests/run.sh reports it apart) and
 # fails (exit 1, with the results table so far, table.sh, where there is
-# one), how it runs a command in a namespace, pings the server from the
-# client, and takes percentiles of numbers on stdin.  tests/lib/topo.sh,
+# one), how a test that prints no table says each check and its verdict,
+# how it runs a command in a namespace, pings the server from the client,
+# and takes percentiles of numbers on stdin.  tests/lib/topo.sh,
 # bench/lib/net.sh and the scripts that build no topology of theirs all
 # source it.
 
@@ -14,6 +15,37 @@ skip() { echo "SKIP: $*"; exit 77; }
 die() {
 	echo "FAIL: $*"
 	[ -n "${TABLE:-}" ] && declare -F table_print >/dev/null && table_print
+	exit 1
+}
+
+# The checks of a test that prints no results table, one line each, and
+# its verdict; FAILS counts the failed ones, as table.sh's checks do (a
+# script may use both: the names differ from row, check, is, verdict,
+# finish and fcmp).
+#   ok MSG                "ok    MSG"
+#   bad MSG               "FAIL  MSG", one failure more
+#   same NAME GOT WANT    GOT must be WANT, as strings
+#   differs NAME OLD NEW  NEW must not be OLD
+#   verdict_end NAME      the last line: "PASS: NAME", exit 0, or
+#                         "FAIL: NAME (N check(s) failed)", exit 1
+FAILS=${FAILS:-0}
+ok() { printf 'ok    %s\n' "$*"; }
+bad() { printf 'FAIL  %s\n' "$*"; FAILS=$((FAILS + 1)); }
+same() {
+	# (a value of many lines: its first one said)
+	if [ "$2" = "$3" ]; then ok "$1: ${2%%$'\n'*}"
+	else bad "$1: got '$2', want '$3'"; fi
+}
+differs() {
+	if [ "$2" != "$3" ]; then ok "$1: $2 -> $3"
+	else bad "$1: still $2"; fi
+}
+verdict_end() {
+	if [ "$FAILS" = 0 ]; then
+		echo "PASS: $1"
+		exit 0
+	fi
+	echo "FAIL: $1 ($FAILS check(s) failed)"
 	exit 1
 }
 

@@ -6,6 +6,8 @@
 # is and verdict count a failure; finish prints the table and exits with
 # the verdict.  One kit, so that each test reads the same and fails the
 # same way: a value that is not a number ("null", "nan", "") never passes.
+# A test that prints no table says its checks with common.sh's ok, bad,
+# same, differs and verdict_end, which count the same FAILS.
 
 TABLE=""
 FAILS=0
