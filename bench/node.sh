@@ -300,8 +300,8 @@ pct() {	# P FILE: the P-th percentile (nearest rank) of the numbers in FILE
 		printf "%.1f\n", v[r] }'
 }
 
-# verdict VALUE LIMIT: met, or MISSED by VALUE/LIMIT
-verdict() {
+# met_or_missed VALUE LIMIT: met, or MISSED by VALUE/LIMIT
+met_or_missed() {
 	awk -v v="$1" -v l="$2" 'BEGIN {
 		if (v <= l) print "met"
 		else if (l > 0) printf "MISSED by %.2fx\n", v / l
@@ -462,13 +462,13 @@ echo "the programs on our pods' veths use: bpftool's bytes_memlock."
 echo
 echo "| target | measured | limit | verdict |"
 echo "|---|---|---|---|"
-echo "| kernel memory of all sojourn maps, $PODS pods x 2 | $(mib "$MEM_N") MiB ($MEM_NOTE) | <= 64 MiB | $(verdict "$MEM_N" $((64 * 1048576))) |"
-echo "| per attachment beyond flow entries (maps other than \`flows\`, added per pod / 2) | $(kib "$PER_ATT") KiB | <= 64 KiB | $(verdict "$PER_ATT" 65536) |"
-echo "| CNI ADD p50, last $TAIL ADDs (pods $((K - TAIL + 1))..$K) | $ADD50 ms | <= 20 ms | $(verdict "$ADD50" 20) |"
-echo "| CNI ADD p99, last $TAIL ADDs | $ADD99 ms | <= 100 ms | $(verdict "$ADD99" 100) |"
-echo "| BPF programs at 1 pod / at $K pods | $(m one progs) / $(m many progs) | equal | $(verdict "$PROG_RATIO" 1) |"
-echo "| ns per packet on pod 1's veth, $K pods / 1 pod | $(ns "$COST_K") / $(ns "$COST_1A"), $(ns "$COST_1B") = ${COST_RATIO}x | <= 1.1x | $(verdict "$COST_RATIO" 1.1) |"
-echo "| left after DEL of all: pins / programs / maps | $LEFT_PINS / $LEFT_PROGS / $LEFT_MAPS | 0 | $(verdict "$LEFT_ALL" 0) |"
+echo "| kernel memory of all sojourn maps, $PODS pods x 2 | $(mib "$MEM_N") MiB ($MEM_NOTE) | <= 64 MiB | $(met_or_missed "$MEM_N" $((64 * 1048576))) |"
+echo "| per attachment beyond flow entries (maps other than \`flows\`, added per pod / 2) | $(kib "$PER_ATT") KiB | <= 64 KiB | $(met_or_missed "$PER_ATT" 65536) |"
+echo "| CNI ADD p50, last $TAIL ADDs (pods $((K - TAIL + 1))..$K) | $ADD50 ms | <= 20 ms | $(met_or_missed "$ADD50" 20) |"
+echo "| CNI ADD p99, last $TAIL ADDs | $ADD99 ms | <= 100 ms | $(met_or_missed "$ADD99" 100) |"
+echo "| BPF programs at 1 pod / at $K pods | $(m one progs) / $(m many progs) | equal | $(met_or_missed "$PROG_RATIO" 1) |"
+echo "| ns per packet on pod 1's veth, $K pods / 1 pod | $(ns "$COST_K") / $(ns "$COST_1A"), $(ns "$COST_1B") = ${COST_RATIO}x | <= 1.1x | $(met_or_missed "$COST_RATIO" 1.1) |"
+echo "| left after DEL of all: pins / programs / maps | $LEFT_PINS / $LEFT_PROGS / $LEFT_MAPS | 0 | $(met_or_missed "$LEFT_ALL" 0) |"
 echo
 echo "## Details"
 echo

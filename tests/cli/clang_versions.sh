@@ -12,35 +12,36 @@
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root" || exit 1
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 
-fails=0 ran=0
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+cd "$root" || exit 1
+[ "$(id -u)" = 0 ] || skip "needs root"
+
+ran=0
 for cc in clang-14 clang-19; do
 	if ! command -v "$cc" >/dev/null; then
-		echo "FAIL: $cc not installed (make deps installs it)"
-		fails=$((fails + 1))
+		bad "$cc not installed (make deps installs it)"
 		continue
 	fi
 	out=$(mktemp -d "/tmp/sjclang.XXXXXX")
 	if ! make -s --no-print-directory OUTPUT="$out" CLANG="$cc" \
 		"$out/test_pkt" "$out/test_rate" >"$out/build.log" 2>&1; then
-		echo "FAIL: $cc: build"
+		bad "$cc: build"
 		tail -20 "$out/build.log"
-		fails=$((fails + 1))
 	else
 		for t in test_pkt test_rate; do
 			if "$out/$t" >"$out/$t.log" 2>&1; then
-				echo "PASS: $cc: $t ($("$cc" --version | head -1))"
+				ok "$cc: $t ($("$cc" --version | head -1))"
 			else
-				echo "FAIL: $cc: $t"
+				bad "$cc: $t"
 				grep FAIL "$out/$t.log" | head -10
-				fails=$((fails + 1))
 			fi
 		done
 		ran=$((ran + 1))
 	fi
 	rm -rf "$out"
 done
-[ "$fails" = 0 ] && [ "$ran" = 2 ] && exit 0
-exit 1
+[ "$ran" = 2 ] || bad "the packet tests ran for $ran of 2 compilers"
+verdict_end clang_versions

@@ -53,12 +53,13 @@ cleanup() {
 trap cleanup EXIT
 
 sj() { timeout "$T" "$SOJOURN" "$@"; }
-nsx() { nsenter --net="/run/netns/$NS" "$@"; }
+# flood ARGS...: build/sj_flood in the namespace (its tun devices are made there)
+flood() { nsenter --net="/run/netns/$NS" "$FLOOD" "$@"; }
 
 ip netns add "$NS" || skip "cannot create a namespace"
-nsx "$FLOOD" --tun "$TUN" 0xfffe || skip "cannot create a tun device"
-nsx "$FLOOD" --tun "$PPP" 512 || bad "tun as ppp: TUNSETLINK 512 failed"
-nsx "$FLOOD" --tun "$RADIO" 803 || bad "tun as radiotap: TUNSETLINK 803 failed"
+flood --tun "$TUN" 0xfffe || skip "cannot create a tun device"
+flood --tun "$PPP" 512 || bad "tun as ppp: TUNSETLINK 512 failed"
+flood --tun "$RADIO" 803 || bad "tun as radiotap: TUNSETLINK 803 failed"
 for d in "$TUN" "$PPP" "$RADIO"; do
 	ip -n "$NS" link set "$d" up
 done
@@ -77,7 +78,7 @@ ingress() {
 		bad "$dev ingress $hook: attach failed"
 		return
 	fi
-	nsx "$FLOOD" --tun-send "$dev" "$N" >/dev/null ||
+	flood --tun-send "$dev" "$N" >/dev/null ||
 		bad "$dev ingress $hook: cannot write into $dev"
 	got=$(counts "$dev" ingress)
 	if [ "$got" = "$((2 * N)) 0" ]; then

@@ -12,7 +12,6 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 SOJOURN=${SOJOURN:-$repo/build/sojourn}
 WORK=$(mktemp -d /tmp/sjobs.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-fails=0
 
 # log, skip, die and the other helpers every script shares
 # shellcheck source=SCRIPTDIR/../lib/common.sh
@@ -23,11 +22,12 @@ if ! mountpoint -q /sys/fs/bpf; then
 	mount -t bpf bpf /sys/fs/bpf || skip "cannot mount bpffs"
 fi
 
-# fails WORD ARGS...: sojourn ARGS must exit non-zero, with one stderr
+# must_fail WORD ARGS...: sojourn ARGS must exit non-zero, with one stderr
 # line starting "sojourn: " that contains WORD
-fails() {
-	local want=$1 rc lines
+must_fail() {
+	local want=$1 rc lines what
 	shift
+	what=$(printf '%-60s' "$*")
 	timeout 10 "$SOJOURN" "$@" >"$WORK/out" 2>"$WORK/all"
 	rc=$?
 	# attachments another build on this host made are skipped in a line
@@ -36,54 +36,49 @@ fails() {
 	lines=$(wc -l <"$WORK/err")
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$lines" = 1 ] &&
 	   grep -q '^sojourn: ' "$WORK/err" && grep -qF -- "$want" "$WORK/err"; then
-		printf 'ok    %-60s %s\n' "$*" "$(cat "$WORK/err")"
+		ok "$what $(cat "$WORK/err")"
 	else
-		printf 'FAIL  %-60s rc %s, %s stderr line(s): %s\n' "$*" "$rc" \
-			"$lines" "$(tr '\n' '|' <"$WORK/err")"
-		fails=$((fails + 1))
+		bad "$what rc $rc, $lines stderr line(s): $(tr '\n' '|' <"$WORK/err")"
 	fi
 }
 
 dev=sjnone$$
-fails "hist needs a device" hist
-fails "$dev is not attached" hist "$dev"
-fails "is not attached" hist "$dev" ingress
-fails "needs all, or at least one" hist "$dev" --flow
-fails "bad address" hist "$dev" --flow src 198.18.0.300
-fails "bad port" hist "$dev" --flow dport 70000
-fails "bad protocol" hist "$dev" --flow proto sctpx
-fails "needs a value" hist "$dev" --flow src 198.18.0.1 dport
-fails "unexpected" hist "$dev" --bogus
-fails "--sort takes" top --sort latency
-fails "bad interval" top -i soon
-fails "below 10ms" top -i 1ms
-fails "bad --rows" top --rows 0
-fails "needs a value" top -i
-fails "$dev is not attached" top "$dev"
-fails "needs one of --listen" export
-fails "needs one of --listen" export --listen 127.0.0.1:9 --textfile "$WORK/x"
-fails "bad listen address" export --listen 127.0.0.1
-fails "bad listen address" export --listen 127.0.0.1:99999
-fails "bad IPv4 address" export --listen 198.18.0.300:9100
-fails "bad IPv6 address" export --listen "[::zz]:9100"
-fails "--allow-remote" export --listen 0.0.0.0:9100
-fails "--allow-remote" export --listen "[::]:9100"
-fails "--flows takes" export --textfile "$WORK/x" --flows 5000
-fails "-i goes with --textfile" export --listen 127.0.0.1:9 -i 1
-fails "cannot write" export --textfile "$WORK/no/such/dir/x.prom"
-fails "unknown command" histogram
+must_fail "hist needs a device" hist
+must_fail "$dev is not attached" hist "$dev"
+must_fail "is not attached" hist "$dev" ingress
+must_fail "needs all, or at least one" hist "$dev" --flow
+must_fail "bad address" hist "$dev" --flow src 198.18.0.300
+must_fail "bad port" hist "$dev" --flow dport 70000
+must_fail "bad protocol" hist "$dev" --flow proto sctpx
+must_fail "needs a value" hist "$dev" --flow src 198.18.0.1 dport
+must_fail "unexpected" hist "$dev" --bogus
+must_fail "--sort takes" top --sort latency
+must_fail "bad interval" top -i soon
+must_fail "below 10ms" top -i 1ms
+must_fail "bad --rows" top --rows 0
+must_fail "needs a value" top -i
+must_fail "$dev is not attached" top "$dev"
+must_fail "needs one of --listen" export
+must_fail "needs one of --listen" export --listen 127.0.0.1:9 --textfile "$WORK/x"
+must_fail "bad listen address" export --listen 127.0.0.1
+must_fail "bad listen address" export --listen 127.0.0.1:99999
+must_fail "bad IPv4 address" export --listen 198.18.0.300:9100
+must_fail "bad IPv6 address" export --listen "[::zz]:9100"
+must_fail "--allow-remote" export --listen 0.0.0.0:9100
+must_fail "--allow-remote" export --listen "[::]:9100"
+must_fail "--flows takes" export --textfile "$WORK/x" --flows 5000
+must_fail "-i goes with --textfile" export --listen 127.0.0.1:9 -i 1
+must_fail "cannot write" export --textfile "$WORK/no/such/dir/x.prom"
+must_fail "unknown command" histogram
 
 # the help names the three commands
 "$SOJOURN" help >"$WORK/help"
 for c in hist top export; do
 	if grep -q "sojourn $c " "$WORK/help"; then
-		printf 'ok    help lists %s\n' "$c"
+		ok "help lists $c"
 	else
-		printf 'FAIL  help lists %s\n' "$c"
-		fails=$((fails + 1))
+		bad "help lists $c"
 	fi
 done
 
-[ "$fails" = 0 ] && { echo "PASS: observe_errors"; exit 0; }
-echo "FAIL: $fails check(s)"
-exit 1
+verdict_end observe_errors

@@ -21,22 +21,22 @@ NS=sjs$$ DEV=sa$$
 fl_setup
 
 # 1. modes
-"$SOJOURN" attach "$DEV" -n "$NS" || fail "attach"
+"$SOJOURN" attach "$DEV" -n "$NS" || bad "attach"
 dir=$PIN_ROOT/$COOKIE-$(ifindex "$NS" "$DEV")-egress
 loose=$(find "$dir" -mindepth 1 \( -perm /077 -o ! -user root \) -printf '%f %m %u; ')
 n=$(find "$dir" -mindepth 1 | wc -l)
-[ "$n" -gt 5 ] && [ -z "$loose" ] && pass "all $n pins are 0600 or stricter, root's" ||
-	fail "pins open to others: $loose ($n pins)"
+[ "$n" -gt 5 ] && [ -z "$loose" ] && ok "all $n pins are 0600 or stricter, root's" ||
+	bad "pins open to others: $loose ($n pins)"
 for d in "$PIN_ROOT" "$dir"; do
 	m=$(stat -c '%a %U' "$d")
 	case $m in
 	*' root') [ $((0$(cut -d' ' -f1 <<<"$m") & 022)) = 0 ] &&
-		pass "$d is $m: not writable by group or others" ||
-		fail "$d is $m" ;;
-	*) fail "$d is $m" ;;
+		ok "$d is $m: not writable by group or others" ||
+		bad "$d is $m" ;;
+	*) bad "$d is $m" ;;
 	esac
 done
-"$SOJOURN" detach "$DEV" -n "$NS" || fail "detach"
+"$SOJOURN" detach "$DEV" -n "$NS" || bad "detach"
 
 # 2. a pin root others may write: refused
 err=$(unshare -m --propagation private bash -c '
@@ -46,12 +46,12 @@ err=$(unshare -m --propagation private bash -c '
 rc=$?
 [ "$rc" = 99 ] && skip "cannot mount a private bpffs"
 if [ "$rc" != 0 ] && [ "$(grep -c '' <<<"$err")" = 1 ] && grep -q 'writable by others' <<<"$err"; then
-	pass "a world-writable $PIN_ROOT is refused: $err"
+	ok "a world-writable $PIN_ROOT is refused: $err"
 else
-	fail "world-writable pin root: rc $rc: $err"
+	bad "world-writable pin root: rc $rc: $err"
 fi
 [ "$(hooked "$NS" "$DEV")$(tc -n "$NS" qdisc show dev "$DEV" | grep -c clsact)" = 00 ] ||
-	fail "refused attach left a program or a clsact qdisc"
+	bad "refused attach left a program or a clsact qdisc"
 
 # 3. without the privileges
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
@@ -77,5 +77,4 @@ for who in nobody no-bpf no-net_admin no-perfmon; do
 	done
 done
 
-[ "$FAILS" = 0 ] || exit 1
-exit 0
+verdict_end security

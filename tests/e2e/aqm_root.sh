@@ -109,11 +109,8 @@ observe_run() {
 	local tag=$1 st h flows rc
 	OBS_P50="" OBS_P99=""
 	tree_snapshot "$WORK/tc.before"
-	if ! sj attach "$DEV_RS" observe -n "$NS_R"; then
-		row "$tag: attach observe" "rc!=0" "" FAIL
-		FAILS=$((FAILS + 1))
-		return
-	fi
+	sj attach "$DEV_RS" observe -n "$NS_R" ||
+		{ verdict "$tag: attach observe" $?; return; }
 	is "$tag: show mode" "$(sj show "$DEV_RS" -j -n "$NS_R" | jq -r '.[0].mode')" observe
 	run_load "$tag" "$SECS" 5201:4 || die "iperf3 failed ($tag)"
 	sleep 1		# the queue drains: every count settles

@@ -35,11 +35,8 @@ check "FIFO: bulk RTT rise median (ms)" "$(fsub "$(rtt_median fifo)" "$idle")" '
 row "FIFO: goodput (Mbit/s)" "$fifo_gp" "" info
 
 log "sojourn attach $DEV_RS noecn -n $NS_R"
-if ! sj attach "$DEV_RS" noecn -n "$NS_R"; then
-	row "sojourn attach noecn" "rc!=0" "" FAIL
-	FAILS=$((FAILS + 1))
-	finish codel_drop
-fi
+sj attach "$DEV_RS" noecn -n "$NS_R" ||
+	{ verdict "sojourn attach noecn" $?; finish codel_drop; }
 is "attached: ecn off" "$(sj_stats "$DEV_RS" | jq -r '.ecn')" false
 log "sojourn: 4 cubic flows for ${SECS}s"
 run_load codel "$SECS" 5201:4 || die "iperf3 failed (sojourn run)"

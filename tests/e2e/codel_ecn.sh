@@ -41,11 +41,8 @@ row "FIFO: goodput (Mbit/s)" "$fifo_gp" "" info
 # 2. sojourn, ECN (the default)
 tc_snapshot "$NS_R" "$DEV_RS" >"$WORK/tc.before"
 log "sojourn attach $DEV_RS -n $NS_R"
-if ! sj attach "$DEV_RS" -n "$NS_R"; then
-	row "sojourn attach" "rc!=0" "" FAIL
-	FAILS=$((FAILS + 1))
-	finish codel_ecn
-fi
+sj attach "$DEV_RS" -n "$NS_R" ||
+	{ verdict "sojourn attach" $?; finish codel_ecn; }
 stats=$(sj_stats "$DEV_RS")
 is "attached: ecn on by default" "$(jq -r '.ecn' <<<"$stats")" true
 log "sojourn: 4 cubic flows for ${SECS}s"

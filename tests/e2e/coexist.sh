@@ -127,11 +127,8 @@ fi
 for hook in $hooks; do
 	tc_snapshot "$NS_R" "$DEV_RS" >"$WORK/tc.before"
 	nf0=$(nfilters "$DEV_RS")
-	if ! sj attach "$DEV_RS" hook "$hook" -n "$NS_R"; then
-		row "$hook: attach" "rc!=0" "" FAIL
-		FAILS=$((FAILS + 1))
-		continue
-	fi
+	sj attach "$DEV_RS" hook "$hook" -n "$NS_R" ||
+		{ verdict "$hook: attach" $?; continue; }
 	stats=$(sj_stats "$DEV_RS")
 	pin=$(jq -r '.pin' <<<"$stats")
 	is "$hook: hook reported" "$(jq -r '.hook' <<<"$stats")" "$hook"
@@ -183,8 +180,7 @@ if sj attach "$DEV_RS" hook clsact -n "$NS_R"; then
 	snapshot_same "$WORK/tc.before" "$WORK/tc.after" "no clsact: tc state"
 	verdict "no clsact: clsact removed again" $?
 else
-	row "no clsact: attach hook clsact" "rc!=0" "" FAIL
-	FAILS=$((FAILS + 1))
+	verdict "no clsact: attach hook clsact" $?
 fi
 
 # --- both directions under clsact: the clsact qdisc goes with the last ----

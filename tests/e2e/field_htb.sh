@@ -61,11 +61,8 @@ row "FIFO: probe RTT rise median (ms)" "$PROBE_RISE" "" info
 
 # 2. sojourn with its defaults on the root
 log "sojourn attach $DEV_RS -n $NS_R"
-if ! sj attach "$DEV_RS" -n "$NS_R"; then
-	row "sojourn attach" "rc!=0" "" FAIL
-	FAILS=$((FAILS + 1))
-	finish field_htb
-fi
+sj attach "$DEV_RS" -n "$NS_R" ||
+	{ verdict "sojourn attach" $?; finish field_htb; }
 log "sojourn: the same load for ${SECS}s"
 run_load codel "$SECS" 5201:4 || die "iperf3 failed (sojourn run)"
 stats=$(sj_stats "$DEV_RS")

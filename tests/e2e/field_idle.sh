@@ -260,11 +260,8 @@ report "FIFO"
 
 # 2. sojourn, defaults
 log "sojourn attach $DEV_RS -n $NS_R"
-if ! sj attach "$DEV_RS" -n "$NS_R"; then
-	row "sojourn attach" "rc!=0" "" FAIL
-	FAILS=$((FAILS + 1))
-	finish field_idle
-fi
+sj attach "$DEV_RS" -n "$NS_R" ||
+	{ verdict "sojourn attach" $?; finish field_idle; }
 ATTACHED=1
 log "sojourn: 4 cubic flows for ${LOAD}s, then the cut"
 phase codel 5202 "$LOAD"

@@ -126,11 +126,8 @@ report "FIFO"
 
 # 2. sojourn with its defaults
 log "sojourn attach $DEV_RS -n $NS_R"
-if ! sj attach "$DEV_RS" -n "$NS_R"; then
-	row "sojourn attach" "rc!=0" "" FAIL
-	FAILS=$((FAILS + 1))
-	finish field_txtime
-fi
+sj attach "$DEV_RS" -n "$NS_R" ||
+	{ verdict "sojourn attach" $?; finish field_txtime; }
 log "sojourn: the same for ${SECS}s"
 phase codel
 stats=$(sj_stats "$DEV_RS")

@@ -132,11 +132,8 @@ check "FIFO-on-mq: bulk RTT rise median (ms)" \
 	"$(fsub "$(rtt_median fifo)" "$idle")" '>' 100
 
 log "sojourn attach $DEV_RS -n $NS_R"
-if ! sj attach "$DEV_RS" -n "$NS_R"; then
-	row "sojourn attach" "rc!=0" "" FAIL
-	FAILS=$((FAILS + 1))
-	finish mq
-fi
+sj attach "$DEV_RS" -n "$NS_R" ||
+	{ verdict "sojourn attach" $?; finish mq; }
 mq_class_bytes >"$WORK/bytes1"
 log "sojourn: $LOAD for ${SECS}s"
 run_mq_load codel "$SECS" || die "iperf3 failed (sojourn run)"

@@ -15,24 +15,26 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 out=${OUTPUT:-build}
 secs=${FUZZ_SECS:-8}
-fails=0
+
+# log, skip, die and the other helpers every script shares (from $root:
+# this script also runs as build/test_fuzz)
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$root/tests/lib/common.sh"
 
 for name in parse units tune; do
 	bin=$out/fuzz/fuzz_$name
 	if [ ! -x "$bin" ]; then
-		echo "SKIP: $bin not built: clang has no -fsanitize=fuzzer (make deps installs libclang-rt-14-dev)"
-		exit 77
+		skip "$bin not built: clang has no -fsanitize=fuzzer (make deps installs libclang-rt-14-dev)"
 	fi
 	dict=()
 	[ -f "tests/fuzz/$name.dict" ] && dict=(-dict="tests/fuzz/$name.dict")
 	regress=(tests/fuzz/regress/"$name"/*)
 	if [ -e "${regress[0]}" ]; then
 		if "$bin" "${regress[@]}" >"$out/fuzz/$name.regress.log" 2>&1; then
-			echo "PASS $name: ${#regress[@]} saved crash inputs run clean"
+			ok "$name: ${#regress[@]} saved crash inputs run clean"
 		else
-			echo "FAIL $name: a saved crash input fails again"
+			bad "$name: a saved crash input fails again"
 			tail -30 "$out/fuzz/$name.regress.log"
-			fails=$((fails + 1))
 		fi
 	fi
 	new=$(mktemp -d "/tmp/sj-fuzz-$name.XXXXXX")
@@ -42,12 +44,11 @@ for name in parse units tune; do
 		-print_final_stats=1 -artifact_prefix="$out/fuzz/$name-" \
 		"${dict[@]}" "${dirs[@]}" >"$out/fuzz/$name.log" 2>&1; then
 		runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$out/fuzz/$name.log")
-		echo "PASS $name: ${runs:-?} inputs in ${secs}s, no crash"
+		ok "$name: ${runs:-?} inputs in ${secs}s, no crash"
 	else
-		echo "FAIL $name: crash, input saved as $out/fuzz/$name-*"
+		bad "$name: crash, input saved as $out/fuzz/$name-*"
 		grep -E "ERROR|SUMMARY|runtime error|Test unit" "$out/fuzz/$name.log" | head -10
-		fails=$((fails + 1))
 	fi
 	rm -rf "$new"
 done
-[ "$fails" -eq 0 ]
+verdict_end fuzz
