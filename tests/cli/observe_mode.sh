@@ -90,9 +90,9 @@ tc_state() {
 		sed -E 's/direct_packets_stat [0-9]+ //'
 }
 
-# fails WORD ARGS...: sojourn ARGS exits non-zero, one stderr line
+# must_fail WORD ARGS...: sojourn ARGS exits non-zero, one stderr line
 # "sojourn: ..." containing WORD, and nothing changed
-fails() {
+must_fail() {
 	local want=$1 rc lines before_pins before_tc
 	shift
 	before_pins=$(pins_of_ns) before_tc=$(tc_state)
@@ -127,15 +127,15 @@ for w in "target 5ms" "interval 200ms" "ce_threshold 1ms" ecn noecn fair \
 	nofair "quantum 3000" "sparse_class 1:20" "rate 10mbit" \
 	"burst 32kb" "horizon 100ms" pace; do
 	# shellcheck disable=SC2086
-	fails "${w%% *} does not apply to observe" attach "$DQ" observe $w -n "$NS"
+	must_fail "${w%% *} does not apply to observe" attach "$DQ" observe $w -n "$NS"
 	# shellcheck disable=SC2086
-	fails "${w%% *} does not apply to observe" attach "$DQ" $w observe -n "$NS"
+	must_fail "${w%% *} does not apply to observe" attach "$DQ" $w observe -n "$NS"
 done
-fails "observe is for egress" attach "$DQ" ingress observe -n "$NS"
-fails "xdp is for ingress" attach "$DQ" observe hook xdp -n "$NS"
-fails "nothing to observe" attach "$DN" observe -n "$NS"
-fails "cannot find device" attach nosuchdev0 observe -n "$NS"
-fails "bad flows" attach "$DQ" observe flows 1 -n "$NS"
+must_fail "observe is for egress" attach "$DQ" ingress observe -n "$NS"
+must_fail "xdp is for ingress" attach "$DQ" observe hook xdp -n "$NS"
+must_fail "nothing to observe" attach "$DN" observe -n "$NS"
+must_fail "cannot find device" attach nosuchdev0 observe -n "$NS"
+must_fail "bad flows" attach "$DQ" observe flows 1 -n "$NS"
 same "attachments after the wrong uses" "$(pins_of_ns | grep -c .)" 0
 
 # --- observe on HTB: show, hist, top, export, change ------------------
@@ -180,11 +180,11 @@ if [ -x "$repo/build/promtool" ]; then
 	fi
 fi
 
-fails "already attached" attach "$DQ" observe -n "$NS"
-fails "target does not apply to observe" change "$DQ" target 10ms -n "$NS"
-fails "nofair does not apply to observe" change "$DQ" nofair -n "$NS"
-fails "rate does not apply to observe" change "$DQ" rate 10mbit -n "$NS"
-fails "bad flows" change "$DQ" flows 1 -n "$NS"
+must_fail "already attached" attach "$DQ" observe -n "$NS"
+must_fail "target does not apply to observe" change "$DQ" target 10ms -n "$NS"
+must_fail "nofair does not apply to observe" change "$DQ" nofair -n "$NS"
+must_fail "rate does not apply to observe" change "$DQ" rate 10mbit -n "$NS"
+must_fail "bad flows" change "$DQ" flows 1 -n "$NS"
 succeeds change "$DQ" observe -n "$NS"
 same "mode after change" "$(sj show "$DQ" -j -n "$NS" | jq -r '.[0].mode')" observe
 succeeds detach "$DQ" -n "$NS"
@@ -195,7 +195,7 @@ same "attachments after detach" "$(pins_of_ns | grep -c .)" 0
 # (sparse_class off: this tree has no path ahead, and the default `auto`
 # says so on stderr; errors.sh checks that note)
 succeeds attach "$DQ" sparse_class off -n "$NS"
-fails "observe is chosen at attach" change "$DQ" observe -n "$NS"
+must_fail "observe is chosen at attach" change "$DQ" observe -n "$NS"
 same "mode stays queue" "$(sj show "$DQ" -j -n "$NS" | jq -r '.[0].mode')" queue
 succeeds detach "$DQ" -n "$NS"
 

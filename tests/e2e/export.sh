@@ -105,16 +105,16 @@ is "textfile mode" "$(stat -c %a "$tf")" 644
 "$SOJOURN" export --textfile "$tf" -i 0.1 -n "$NS_R" &
 writer=$!
 TOPO_BG="$TOPO_BG $writer"
-bad=0
+torn=0
 for i in $(seq 20); do
 	# cp skips a file renamed over while it copies; cat reads the one it opened
 	cat "$tf" >"$WORK/read.prom"
-	"$PROMTOOL" check metrics <"$WORK/read.prom" >/dev/null 2>&1 || bad=$((bad + 1))
+	"$PROMTOOL" check metrics <"$WORK/read.prom" >/dev/null 2>&1 || torn=$((torn + 1))
 	sleep 0.05
 done
 kill "$writer"
 wait "$writer" 2>/dev/null
-check "torn textfile reads of 20" "$bad" '==' 0
+check "torn textfile reads of 20" "$torn" '==' 0
 check "temporaries left" "$(find "$WORK/prom" -name '*.tmp-*' | wc -l)" '==' 0
 
 # 3. non-loopback needs --allow-remote

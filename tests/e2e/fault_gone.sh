@@ -98,11 +98,11 @@ gone_maps "${idc[@]}" && ok "its own maps are freed" || bad "maps ${idc[*]} stil
 unshare -n sleep 300 &
 pid=$!
 sleep 0.3
-nsx() { nsenter --net="/proc/$pid/ns/net" "$@"; }
-nsx ip link add "$P" type veth peer name "${P}p" && nsx ip link set "$P" up &&
-	nsx tc qdisc add dev "$P" root pfifo && nsx "$SOJOURN" attach "$P" ||
+in_child() { nsenter --net="/proc/$pid/ns/net" "$@"; }
+in_child ip link add "$P" type veth peer name "${P}p" && in_child ip link set "$P" up &&
+	in_child tc qdisc add dev "$P" root pfifo && in_child "$SOJOURN" attach "$P" ||
 	bad "attach in an unnamed namespace"
-dp=$(nsx "$SOJOURN" show "$P" -j | jq -r '.[0].pin')
+dp=$(in_child "$SOJOURN" show "$P" -j | jq -r '.[0].pin')
 "$SOJOURN" gc >/dev/null
 [ -d "$dp" ] && ok "gc keeps an unnamed namespace's attachment while a process lives in it" ||
 	bad "gc removed $dp while its namespace lives"
