@@ -17,6 +17,14 @@
  *    parent up to its ceil.  Under the default class's parent, the added
  *    class takes from the same budget; at the top of the tree it would add
  *    capacity of its own, so the shaped rate would be exceeded.
+ *    Within the parent too, a class with tokens of its own rate sends
+ *    without asking its parent (htb_class_mode: HTB_CAN_SEND on the
+ *    class's own tokens; the parent's ceil binds only what is borrowed):
+ *    where the default class's rate is already the parent's whole rate,
+ *    the two together send up to 9/8 of it while sparse flows fill their
+ *    eighth.  The operator who wants the sum held gives the default class
+ *    7/8 of the parent's rate (README says so); we never change a class
+ *    we did not add.
  *  - Without TCA_HTB_RTAB the kernel computes the rate itself
  *    (psched_ratecfg_precompute); buffer and cbuffer are in psched ticks
  *    of 64 ns (PSCHED_SHIFT 6).
