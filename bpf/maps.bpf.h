@@ -264,6 +264,18 @@ static __always_inline void sj_recent_add(__u64 *recent, __u64 *at,
 	WRITE_ONCE(*at, now);
 }
 
+/* Whether flow is sparse once a packet adding bytes to its rate
+ * (sj_fair_sparse_bytes) counts: at most a quantum over about the last
+ * interval (fair.h).  Both modes judge by it. */
+static __always_inline int sj_flow_sparse(struct sj_flow *flow, __u64 now,
+					  __u64 tau_ns, __u32 quantum,
+					  __u32 bytes)
+{
+	sj_recent_add(&flow->recent_bytes, &flow->recent_at, now, tau_ns,
+		      bytes);
+	return flow->recent_bytes <= quantum;
+}
+
 static __always_inline void sj_ahead_took(struct sj_queue *q, __u64 now,
 					  __u64 tau_ns, __u32 len)
 {

@@ -33,13 +33,9 @@ static __always_inline int sj_rate_sparse(const struct sj_settings *set,
 	__u64 tau = set->interval_ns;
 	int room;
 
-	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
-					    sj_since(now, flow->recent_at), tau,
-					    sj_fair_sparse_bytes(sj_pkt_tcp(pkt),
-								 len,
-								 pkt->hdr_len));
-	flow->recent_at = now;
-	if (flow->recent_bytes > set->quantum)
+	if (!sj_flow_sparse(flow, now, tau, set->quantum,
+			    sj_fair_sparse_bytes(sj_pkt_tcp(pkt), len,
+						 pkt->hdr_len)))
 		return 0;
 	room = sj_ahead_room(q, now, tau, set->quantum, len);
 	st->sparse_bounded += !room;

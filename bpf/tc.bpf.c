@@ -155,7 +155,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					 set->target_ns,
 					 READ_ONCE(q->bulk_left));
 	__u32 len = skb->len, answer_intervals = 1;
-	int tcp = sj_pkt_tcp(pkt);
+	int tcp = sj_pkt_tcp(pkt), sparse;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
 				      set->target_ns)) {
@@ -167,26 +167,20 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		WRITE_ONCE(flow->backlog, 0);
 		st->new_flow_count++;
 	}
-	flow->recent_bytes = sj_fair_recent(flow->recent_bytes,
-					    sj_since(now, flow->recent_at),
-					    set->interval_ns,
-					    sj_fair_sparse_bytes(tcp, len,
-								 pkt->hdr_len));
-	flow->recent_at = now;
+	sparse = sj_flow_sparse(flow, now, set->interval_ns, set->quantum,
+				sj_fair_sparse_bytes(tcp, len, pkt->hdr_len));
 	/* Sent ahead only if that cannot pass a packet of its own: the flow
 	 * has nothing queued (for sure, fair.h), or all it has queued went
 	 * ahead too (its last packet did, and every one before that, by the
 	 * same rule). */
 	flow->steered = set->sparse_priority &&
-			flow->recent_bytes <= set->quantum &&
-			(left || flow->steered) &&
+			sparse && (left || flow->steered) &&
 			sj_ahead_room(q, now, set->interval_ns, set->quantum, len);
 	if (flow->steered) {
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
 		sj_ahead_took(q, now, set->interval_ns, len);
-	} else if (set->sparse_priority &&
-		   flow->recent_bytes <= set->quantum) {
+	} else if (set->sparse_priority && sparse) {
 		st->sparse_bounded++;
 	}
 	if (!set->fair) {
