@@ -2,11 +2,12 @@
 /*
  * Dequeue: net_dev_start_xmit fires when a packet leaves the qdisc for the
  * driver.  Its sojourn is now minus the enqueue time tc.bpf.c put in
- * the skb's control block.  CoDel runs here per flow, as fq_codel runs it
- * per flow queue: a packet of an uncongested class or flow never resets the
- * law of a congested one.  A signal the law earns is kept on the flow and
- * carried out by the egress program on that flow's next packet (a
- * tracepoint cannot drop or mark the packet that is leaving).
+ * the skb's control block.  CoDel runs here once per transmit queue, as the
+ * kernel's codel runs once per qdisc, fed by the packets whose sojourn
+ * speaks for the queue (codel.h: codel_speaks).  A signal the law gives
+ * goes to the flow of the packet leaving and is carried out by the egress
+ * program on that flow's next packet (a tracepoint cannot drop or mark the
+ * packet that is leaving).
  *
  * The tracepoint fires for every device on the host, so the first thing is
  * to leave when the device is not one of ours (ifindex and network
@@ -83,45 +84,37 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb,
 }
 
 /*
- * One dequeue of the flow's packet through the flow's own law.  The flow's
- * queue went empty since its last packet left if that packet left before
- * this one entered: the kernel's law forgets its state then.  A signal
- * still undelivered after an interval expires here too, so that a flow
- * that went quiet resumes with a law that runs again.  A signal the law
- * asks for goes only when the queue's pace allows (codel.h: the flows of
- * one FIFO together are signalled as often as the kernel's one codel
- * would signal it); else the law asks again at the flow's next packet.
- * With fairness, only a flow that holds more than the mean backlog asks
- * (egress carries out a signal only on such a flow): a light flow's law
- * stays due without spending the queue's pace on a signal that would wait
- * at egress and expire, while the heavy flows get fewer.
+ * One dequeue through the queue's law.  When the law asks for a signal, the
+ * leaving packet's flow takes it if it may: with fairness, only a flow that
+ * holds more than the mean backlog (egress carries a signal out only on
+ * such a flow), and never a flow that still owes one (no saved-up signals
+ * on one flow).  Else the law stays due, unmoved, and the next packet's
+ * flow may take it: the signals go at the kernel's rate for the queue, to
+ * the flows whose packets leave while it is due, as the kernel's codel
+ * gives them to whatever packet is at the head.
  */
-static __always_inline void sj_flow_law(struct sj_flow *flow,
-					struct codel_pace *pace, int may_ask,
-					const struct codel_params *params,
-					__u64 interval_ns, __u64 now,
-					__u64 prev_left, __u64 stamp,
-					codel_time_t sojourn, __u32 backlog,
-					struct sj_stats *st)
+static __always_inline void sj_queue_law(struct sj_queue *q,
+					 struct sj_flow *flow, int may_take,
+					 const struct codel_params *params,
+					 __u64 interval_ns, __u64 now,
+					 codel_time_t sojourn, __u32 backlog,
+					 struct sj_stats *st)
 {
-	struct codel_vars *v = &flow->codel;
-	__u64 at = READ_ONCE(flow->signal_at);
+	struct codel_vars *v = &q->vars;
+	__u64 at;
 
-	if (prev_left && prev_left < stamp)
-		codel_queue_empty(v);
+	if (!codel_due(v, params, CODEL_NS(now), sojourn, backlog))
+		return;
+	at = flow ? READ_ONCE(flow->signal_at) : 0;
+	/* one owed for over an interval has outlived its reason */
 	if (at && sj_signal_expired(at, now, interval_ns) &&
 	    __sync_val_compare_and_swap(&flow->signal_at, at, 0) == at) {
 		st->signals_expired++;
 		at = 0;
 	}
-	if (at) {
-		codel_watch(v, params, CODEL_NS(now), sojourn, backlog);
-		return;
-	}
-	if (!codel_due(v, params, CODEL_NS(now), sojourn, backlog) || !may_ask)
-		return;
-	if (pace && !codel_pace_grant(pace, params, CODEL_NS(now))) {
-		st->signals_paced++;
+	if (!flow || !may_take ||
+	    (at && !sj_signal_expired(at, now, interval_ns))) {
+		st->signals_deferred++;
 		return;
 	}
 	codel_signalled(v, params, CODEL_NS(now));
@@ -143,7 +136,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	__u64 stamp, now, prev_left = 0, interval_ns;
 	codel_time_t sojourn;
 	__u32 txq, qidx, len, backlog = 0, sparse_priority, fair;
-	int steered;
+	int steered, emptied = 0;
 
 	/* one program for the host: the device's attachment, if any, by
 	 * its ifindex and its netns's cookie (struct net, 5.14 on) */
@@ -212,15 +205,19 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	sparse_priority = READ_ONCE(set->sparse_priority);
 	steered = sparse_priority && skb->priority == sparse_priority;
 	if (q && !steered) {
-		/* one writer per queue (qdisc_run_begin): no lock */
+		/* one writer per queue (qdisc_run_begin): no lock.  The last
+		 * bulk packet left before this one entered: in a FIFO, it
+		 * found the queue empty */
+		emptied = READ_ONCE(q->bulk_left_at) < stamp;
 		WRITE_ONCE(q->vars.ldelay, sojourn);
 		if (stamp > q->bulk_left)
 			WRITE_ONCE(q->bulk_left, stamp);
+		WRITE_ONCE(q->bulk_left_at, now);
 		if (len > q->maxpacket)
 			q->maxpacket = len;
 	}
 	sj_learn_txq(skb, att, qidx);
-	if (!flow)
+	if (!q)
 		return 0;
 
 	bpf_spin_lock(&set->lock);
@@ -230,11 +227,17 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	bpf_spin_unlock(&set->lock);
 
 	/* what the queue sends sets the priority path's bound (fair.h) */
-	if (q && sparse_priority)
+	if (sparse_priority)
 		sj_ahead_sent(q, now, interval_ns, len);
 
-	/* nor does it say anything of the flow's bulk path */
+	/* nor does it say anything of the bulk path */
 	if (steered)
+		return 0;
+	if (emptied)
+		codel_queue_empty(&q->vars);
+	if (flow)
+		flow->ldelay = sojourn;
+	if (!codel_speaks(&params, sojourn, flow && prev_left >= stamp))
 		return 0;
 
 	/* the backlog only matters once sojourn is above target: below it,
@@ -243,13 +246,13 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		backlog = sj_qdisc_backlog(dev, txq);
 		/* no flow holds more than the whole queue: this bounds what
 		 * lost dequeues of a busy flow may have left counted */
-		if (backlog != SJ_BACKLOG_UNKNOWN && flow->backlog > backlog)
+		if (flow && backlog != SJ_BACKLOG_UNKNOWN &&
+		    flow->backlog > backlog)
 			flow->backlog = backlog;
 	}
-	sj_flow_law(flow, q ? &q->pace : NULL,
-		    !fair || !q || sj_fair_heavy(READ_ONCE(flow->backlog),
-						 READ_ONCE(q->mean_backlog)),
-		    &params, interval_ns, now, prev_left, stamp, sojourn,
-		    backlog, st);
+	sj_queue_law(q, flow,
+		     flow && (!fair || sj_fair_heavy(READ_ONCE(flow->backlog),
+						     READ_ONCE(q->mean_backlog))),
+		     &params, interval_ns, now, sojourn, backlog, st);
 	return 0;
 }

@@ -271,7 +271,7 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 	/* the flow's last sojourn: one aligned word, a racy read is a
 	 * value it had */
 	if (pkt->ecn != SJ_ECN_NOT_ECT &&
-	    codel_over_ce_threshold(&set->codel, READ_ONCE(flow->codel.ldelay)) &&
+	    codel_over_ce_threshold(&set->codel, READ_ONCE(flow->ldelay)) &&
 	    sj_set_ce(skb, pkt)) {
 		st->ce_mark++;
 		__sync_fetch_and_add(&flow->ce_marks, 1);

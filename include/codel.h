@@ -9,10 +9,10 @@
  * One difference follows from where sojourn sits: the kernel's codel drops
  * the head packet and pulls the next one inside a single dequeue, while
  * sojourn observes the dequeue from a tracepoint and cannot touch the packet
- * leaving.  It issues a *signal* that the next egress packet of the same
- * queue carries out (CE mark or drop).  So the law issues at most one signal
- * per dequeue, which is exactly the path the kernel takes when it ECN-marks;
- * a drop path that pulls the next head has no meaning here.
+ * leaving.  It issues a *signal* that the next egress packet of the leaving
+ * packet's flow carries out (CE mark or drop).  So the law issues at most
+ * one signal per dequeue, which is exactly the path the kernel takes when
+ * it ECN-marks; a drop path that pulls the next head has no meaning here.
  *
  * Callers hold the queue's lock (BPF) or own the state (tests): nothing in
  * here calls a helper, loops, or blocks, so it may run under bpf_spin_lock.
@@ -188,54 +188,26 @@ static __always_inline int codel_dequeue(struct codel_vars *v,
 }
 
 /*
- * The pace of one queue's signals, shared by the laws of its flows.
- * sojourn runs a law per flow so that packets of an idle class or flow
- * never reset the law of a congested one (fq_codel and codel run one per
- * leaf).  But where one FIFO holds several flows, their sojourns rise and
- * fall together, every flow's law enters its dropping state at once, and
- * N flows would be signalled N times as often as the kernel's one codel
- * signals that FIFO: measured on a tun device with 4 cubic flows, goodput
- * fell to 75-91 % of the FIFO's, and to 65.6 % in the 6.1 TCG guest.  The
- * pace lets a queue give signals no faster than one law in its dropping
- * state would: a flow whose law is due takes the signal only when the
- * queue's pace is due too, else it asks again at its next packet, its law
- * unmoved.  So the signals go to the congested flows in the order their
- * packets leave, as the kernel's single law gives them to whatever packet
- * leaves, at the kernel's rate for the queue.
- * An episode of the pace ends when no flow asked for a whole interval
- * after it was due (the flows' laws left their dropping states), and a
- * new one starts where the last left off if it began within 16 intervals
- * (codel's re-entry rule).
+ * Whether a dequeued packet's sojourn speaks for its queue's law.  One law
+ * runs per transmit queue, as the kernel's codel runs one per qdisc, but
+ * the root may be classful (HTB, pfifo_fast's bands) and the dequeue
+ * tracepoint cannot see which class a packet waited in.  A packet that
+ * found no packet of its own flow queued ahead of it and waited less than
+ * target is what an uncongested class lets through (VoIP, DNS, ACKs beside
+ * a bulk class); fed to the law, each would reset "above target since" and
+ * the bulk class would never be signalled (tests/e2e/field_htb.sh).  It
+ * is left out.  In a FIFO that loses nothing: it waited in the same queue
+ * as the packets of backlogged flows, which speak.  A sojourn at or above
+ * target always speaks: it is a standing queue in whatever class it was.
+ * What this cannot tell apart: a backlogged flow of a second class below
+ * target still resets the law of a congested one (README: One CoDel law
+ * per queue).
  */
-struct codel_pace {
-	__u32 count;		/* signals given in this episode */
-	__u32 lastcount;	/* count when this episode began */
-	__u32 rec_inv_sqrt;	/* 1/sqrt(count), Q0.16 */
-	codel_time_t next;	/* the next signal may go from then on */
-};
-
-static __always_inline int codel_pace_grant(struct codel_pace *s,
-					    const struct codel_params *p,
-					    codel_time_t now)
+static __always_inline int codel_speaks(const struct codel_params *p,
+					codel_time_t sojourn,
+					int behind_own_flow)
 {
-	struct codel_vars v = {
-		.count = s->count, .lastcount = s->lastcount,
-		.rec_inv_sqrt = s->rec_inv_sqrt, .drop_next = s->next,
-	};
-
-	if (s->count && codel_time_before(now, s->next))
-		return 0;
-	/* still in the episode: asked for within an interval of its due
-	 * time; the next one is counted from now, not from when it was due,
-	 * so that a late ask never lets a burst through */
-	v.dropping = s->count &&
-		     codel_time_before(now, s->next + p->interval);
-	codel_signalled(&v, p, now);
-	s->count = v.count;
-	s->lastcount = v.lastcount;
-	s->rec_inv_sqrt = v.rec_inv_sqrt;
-	s->next = codel_control_law(now, p->interval, v.rec_inv_sqrt);
-	return 1;
+	return behind_own_flow || !codel_time_before(sojourn, p->target);
 }
 
 /*
@@ -249,21 +221,6 @@ static __always_inline void codel_queue_empty(struct codel_vars *v)
 {
 	v->first_above_time = 0;
 	v->dropping = 0;
-}
-
-/*
- * One dequeue while the last signal is still undelivered: the law watches
- * (ldelay, first_above_time, leaving the dropping state when the sojourn
- * falls below target) but earns nothing, so `count` only counts signals
- * that were carried out or expired.
- */
-static __always_inline void codel_watch(struct codel_vars *v,
-					const struct codel_params *p,
-					codel_time_t now, codel_time_t sojourn,
-					__u32 backlog)
-{
-	if (!codel_should_signal(v, p, now, sojourn, backlog))
-		v->dropping = 0;
 }
 
 /* ce_threshold marks on sojourn alone, outside the state machine */

@@ -265,18 +265,13 @@ struct sj_flow {
 	__u8 pad8;
 	__u32 drop_p;		/* unresponsive: enqueue drop probability,
 				 * 32-bit fixed point; 0: responsive */
-	/*
-	 * Real-queue mode: this flow's own CoDel (README: How signals
-	 * travel).  The dequeue tracepoint runs the law on the flow's
-	 * packets and writes these; for one root qdisc only one CPU
-	 * dequeues at a time (qdisc_run_begin, sch_generic.h, 5.18-6.18),
-	 * so they need no lock.  Rate mode keeps its law per queue instead.
-	 */
-	struct codel_vars codel;
-	/* fairness, kept here where codel_vars leaves 4 bytes: the highest
-	 * sequence number a TCP data packet of the flow started at */
+	/* real-queue mode: the sojourn of the flow's last packet measured
+	 * leaving, for ce_threshold at its next egress packet */
+	codel_time_t ldelay;
+	/* fairness: the highest sequence number a TCP data packet of the
+	 * flow started at */
 	__u32 tcp_high;
-	__u64 signal_at;	/* when the law earned the signal this flow's
+	__u64 signal_at;	/* when the queue's law gave the signal this flow's
 				 * next packet carries out, ns; 0: none.
 				 * Older than an interval, it has expired. */
 	__u64 last_stamp;	/* enqueue time of the last packet measured:
@@ -309,11 +304,13 @@ struct sj_stats {
 	__u64 unresponsive_drops; /* enqueue drops of flows that ignore CoDel */
 	__u64 tcp_answers;	/* TCP packets whose sender shows it answered
 				 * congestion: CWR, or a retransmission */
-	/* real-queue mode: how the per-flow signals fared */
-	__u64 signals;		/* earned by a flow's law */
+	/* real-queue mode: how the law's signals fared */
+	__u64 signals;		/* given to a flow by its queue's law */
 	__u64 signals_expired;	/* not carried out within an interval */
-	__u64 signals_paced;	/* asked for by a flow's law while the
-				 * queue's pace was not due (codel.h) */
+	__u64 signals_deferred;	/* dequeues at which the law was due but the
+				 * leaving packet's flow could not take the
+				 * signal (below its share, or one still
+				 * owed): the next packet's flow may */
 	__u64 dequeue_repeats;	/* one skb seen again: GSO segments after the
 				 * first, NETDEV_TX_BUSY requeues: not measured
 				 * twice */
@@ -329,18 +326,16 @@ struct sj_stats {
 };
 
 /*
- * One transmit queue (rate mode: the virtual queue).  Rate mode runs its
- * law on `vars` under `lock`: every CPU pushes the same clock.  Real-queue
- * mode runs CoDel per flow (struct sj_flow) and keeps here only what the
- * dequeue side last saw of the whole queue: vars.ldelay, for fairness and
- * `show`, and maxpacket.
+ * One transmit queue (rate mode: the virtual queue), and its CoDel law.
+ * Rate mode runs the law on `vars` under `lock`: every CPU pushes the same
+ * clock.  Real-queue mode runs it at the dequeue tracepoint, where for one
+ * root qdisc only one CPU dequeues at a time (qdisc_run_begin,
+ * include/net/sch_generic.h, 5.18-6.18; pfifo_fast through its seqlock),
+ * so it needs no lock there.
  */
 struct sj_queue {
 	struct bpf_spin_lock lock;
 	struct codel_vars vars;
-	/* real-queue mode: the pace its flows' laws share (codel.h), moved
-	 * by the queue's one dequeuer */
-	struct codel_pace pace;
 	__u32 maxpacket;	/* largest packet seen leaving */
 	/* rate mode: when the last admitted packet leaves the virtual queue
 	 * (CLOCK_MONOTONIC ns); shared by all CPUs, moved under `lock` */
@@ -360,6 +355,9 @@ struct sj_queue {
 	 * (not sent ahead), moved by the queue's one dequeuer: in a FIFO,
 	 * every packet stamped before it has left too (fair.h) */
 	__u64 bulk_left;
+	/* when that packet left, ns: a packet stamped later found the bulk
+	 * path empty, and the law forgets its episode (codel.h) */
+	__u64 bulk_left_at;
 };
 
 /* The qdisc keeps no single backlog count we can read (lockless qdiscs) */

@@ -139,7 +139,7 @@ static __u64 get_ce(const struct prom_att *a) { return a->st.ce_mark; }
 static __u64 get_unmeasured(const struct prom_att *a) { return a->st.unmeasured; }
 static __u64 get_signals(const struct prom_att *a) { return a->st.signals; }
 static __u64 get_expired(const struct prom_att *a) { return a->st.signals_expired; }
-static __u64 get_paced(const struct prom_att *a) { return a->st.signals_paced; }
+static __u64 get_deferred(const struct prom_att *a) { return a->st.signals_deferred; }
 static __u64 get_flows(const struct prom_att *a) { return a->live_flows; }
 static __u64 get_evicted(const struct prom_att *a)
 {
@@ -165,7 +165,7 @@ static const struct att_metric att_metrics[] = {
 	{ "sojourn_unmeasured_total", "counter", "Packets that left without a sojourn measurement.", get_unmeasured, false, ALL_MODES },
 	{ "sojourn_signals_total", "counter", "Signals earned by the flows' CoDel laws (real-queue mode).", get_signals, false, ALL_MODES },
 	{ "sojourn_signals_expired_total", "counter", "Signals not carried out within an interval.", get_expired, false, ALL_MODES },
-	{ "sojourn_signals_paced_total", "counter", "Signals a flow's law asked for before its queue's pace was due (real-queue mode).", get_paced, false, ALL_MODES },
+	{ "sojourn_signals_deferred_total", "counter", "Dequeues at which the queue's law was due but the leaving packet's flow could not take the signal (real-queue mode).", get_deferred, false, ALL_MODES },
 	{ "sojourn_noflow_packets_total", "counter", "Packets measured that were counted to no flow.", get_noflow, false, ALL_MODES },
 	{ "sojourn_flows", "gauge", "Live entries in the flow table.", get_flows, false, ALL_MODES },
 	{ "sojourn_flows_evicted_total", "counter", "Flows evicted from the flow table (created minus live).", get_evicted, false, ALL_MODES },
@@ -218,8 +218,8 @@ static void render_queues(FILE *f, const struct prom_att *a, int n)
 		"sojourn_codel_ldelay_seconds",
 	};
 	static const char *helps[] = {
-		"1 while the queue's CoDel is in its dropping state (rate mode).",
-		"CoDel's count: signals since it entered the dropping state (rate mode).",
+		"1 while the queue's CoDel is in its dropping state.",
+		"CoDel's count: signals since it entered the dropping state.",
 		"Sojourn of the last packet CoDel looked at.",
 	};
 	char labels[LABELS_LEN], s[32];
@@ -235,10 +235,6 @@ static void render_queues(FILE *f, const struct prom_att *a, int n)
 			for (q = 0; q < a[i].nq; q++) {
 				const struct codel_vars *v = &a[i].queues[q].vars;
 
-				/* real-queue mode runs its laws per flow:
-				 * per queue there is only the last sojourn */
-				if (m < 2 && a[i].meta.mode != SJ_MODE_RATE)
-					continue;
 				fprintf(f, "%s{%s,queue=\"%u\"} ", names[m], labels, q);
 				if (m == 0) {
 					fprintf(f, "%u\n", v->dropping ? 1 : 0);

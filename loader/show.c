@@ -26,34 +26,20 @@ struct show_arg {
 	int foreign;	/* of another layout: said, never read */
 };
 
-/* The flow table: how many flows, and of their CoDel laws how many are in
- * the dropping state and the highest count among those */
-struct flow_census {
-	__u64 flows, dropping;
-	__u32 max_count;
-};
-
-static void count_flows(const char *dir, struct flow_census *c)
+/* How many flows the flow table holds */
+static __u64 count_flows(const char *dir)
 {
 	struct obs_flow *v;
-	size_t n, i;
+	size_t n;
 
-	memset(c, 0, sizeof(*c));
 	if (obs_read_flows(dir, &v, &n))
-		return;
-	c->flows = n;
-	for (i = 0; i < n; i++) {
-		if (!v[i].val.codel.dropping)
-			continue;
-		c->dropping++;
-		if (v[i].val.codel.count > c->max_count)
-			c->max_count = v[i].val.codel.count;
-	}
+		return 0;
 	free(v);
+	return n;
 }
 
-/* Rate mode runs one law per (virtual) queue; real-queue mode one per
- * flow, and keeps per queue only what it last saw leave */
+/* Rate and real-queue mode run one law per (virtual) queue; observe mode
+ * keeps per queue only what it last saw leave */
 static void show_queue(const struct sj_queue *q, bool law)
 {
 	if (law) {
@@ -70,14 +56,14 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 {
 	static const char *kinds[] = SJ_PKT_KIND_NAMES;
 	struct sj_queue q, first = {};
-	bool law = meta->mode == SJ_MODE_RATE;
-	struct flow_census fc;
+	bool law = meta->mode != SJ_MODE_OBSERVE;
+	__u64 flows;
 	struct sj_stats st;
 	__u32 i, qi, maxpacket = 0;
 	int fd;
 
 	obs_read_stats(dir, &st);
-	count_flows(dir, &fc);
+	flows = count_flows(dir);
 	fd = obs_open_pin(dir, "queues");
 	if (fd >= 0)
 		bpf_map_lookup_elem_flags(fd, &meta->queue_base, &first, BPF_F_LOCK);
@@ -97,22 +83,19 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_u64("drop_overlimit", " drop_overlimit %llu", st.drop_overlimit);
 	out_text("\n ");
 	out_u64("maxpacket", " maxpacket %llu", maxpacket);
+	/* the first queue's law, as codel shows its own (each queue's
+	 * follows below) */
 	if (law) {
-		/* one queue: its state is the device's, as codel shows it */
 		out_u64("count", " count %llu", first.vars.count);
 		out_u64("lastcount", " lastcount %llu", first.vars.lastcount);
-		out_time("ldelay", " ldelay %s", CODEL_TO_NS(first.vars.ldelay));
-		out_bool("dropping", " dropping", first.vars.dropping);
-	} else {
-		/* one law per flow: how many are dropping, the highest count */
-		out_u64("count", " count %llu", fc.max_count);
-		out_time("ldelay", " ldelay %s", CODEL_TO_NS(first.vars.ldelay));
-		out_u64("flows_dropping", " flows_dropping %llu", fc.dropping);
 	}
+	out_time("ldelay", " ldelay %s", CODEL_TO_NS(first.vars.ldelay));
+	if (law)
+		out_bool("dropping", " dropping", first.vars.dropping);
 	out_text("\n ");
-	out_u64("flows", " flows %llu", fc.flows);
+	out_u64("flows", " flows %llu", flows);
 	out_u64("flows_evicted", " flows_evicted %llu",
-		st.flows_created > fc.flows ? st.flows_created - fc.flows : 0);
+		st.flows_created > flows ? st.flows_created - flows : 0);
 	out_u64("flows_capped", " flows_capped %llu", st.flows_capped);
 	out_u64("dequeued", " dequeued %llu", st.dequeued);
 	out_u64("unmeasured", " unmeasured %llu", st.unmeasured);
@@ -120,7 +103,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_text("\n ");
 	out_u64("signals", " signals %llu", st.signals);
 	out_u64("signals_expired", " signals_expired %llu", st.signals_expired);
-	out_u64("signals_paced", " signals_paced %llu", st.signals_paced);
+	out_u64("signals_deferred", " signals_deferred %llu", st.signals_deferred);
 	out_u64("dequeue_repeats", " dequeue_repeats %llu", st.dequeue_repeats);
 	out_text("\n ");
 	out_u64("new_flow_count", " new_flow_count %llu", st.new_flow_count);

@@ -94,6 +94,6 @@ for mode in ecn drop; do
 	row "fair $mode: ecn_mark / drops / tcp_answers" \
 		"$(delta ecn_mark) / $(delta drops) / $(delta tcp_answers)" "" info
 	row "fair $mode: signals / expired / paced" \
-		"$(delta signals) / $(delta signals_expired) / $(delta signals_paced)" "" info
+		"$(delta signals) / $(delta signals_expired) / $(delta signals_deferred)" "" info
 done
 finish fair_rtt

@@ -25,8 +25,8 @@
 # The mq class byte counters confirm the placement.  Then, from
 # `show -s -j` and the flows map (<pin>/flows, key dport -> queue):
 #   - 4 queues are listed;
-#   - on every loaded queue (0..2) a flow's law had an episode (its count
-#     > 0), on queue 3 none;
+#   - on every loaded queue (0..2) the queue's law had an episode (its
+#     count > 0), on queue 3 none;
 #   - the flows that got CE marks are exactly those on queues with episodes
 #     (none on queue 3), and marks reached at least 2 queues' flows;
 #   - bulk RTT rise median < 30 ms, against > 100 ms for FIFO-on-mq, and
@@ -163,23 +163,22 @@ jq -r --argjson base "$BASE" --argjson nq "$NQ" '
 	.[] | (.formatted // .) as $e
 	| ($e.value // ([$e.values[].value] | reduce .[] as $v ({};
 		{ecn_marks: ((.ecn_marks // 0) + $v.ecn_marks),
-		 bytes: ((.bytes // 0) + $v.bytes),
-		 codel: {count: ([(.codel.count // 0), $v.codel.count] | max)}}))) as $v
+		 bytes: ((.bytes // 0) + $v.bytes)}))) as $v
 	| ($e.key.dport % 256 * 256 + ($e.key.dport / 256 | floor)) as $dport
 	| select($e.key.proto == 6 and $dport >= $base and $dport < $base + $nq)
-	| "\($dport - $base) \($v.bytes) \($v.ecn_marks) \($v.codel.count)"' \
+	| "\($dport - $base) \($v.bytes) \($v.ecn_marks)"' \
 	"$WORK/flows.json" >"$WORK/flows.txt"
-log "flows (queue bytes ecn_marks codel_count): $(tr '\n' ';' <"$WORK/flows.txt")"
-# a queue's episodes: the highest count among its flows' laws
+log "flows (queue bytes ecn_marks): $(tr '\n' ';' <"$WORK/flows.txt")"
+# a queue's episodes: its law's count (kept when the episode ends)
 qcount=()
 for q in 0 1 2 3; do
-	qcount[$q]=$(awk -v q="$q" '$1 == q && $4 > m {m = $4} END {print m + 0}' \
-		"$WORK/flows.txt")
+	qcount[$q]=$(jq --argjson q "$q" \
+		'[.stats.queues[] | select(.queue == $q) | .count][0] // 0' <<<"$stats")
 done
 for q in 0 1 2; do
-	check "queue $q: a flow's CoDel count (loaded)" "${qcount[$q]}" '>' 0
+	check "queue $q: its law's CoDel count (loaded)" "${qcount[$q]}" '>' 0
 done
-check "queue 3: the flow's CoDel count (paced)" "${qcount[3]}" '==' 0
+check "queue 3: its law's CoDel count (paced)" "${qcount[3]}" '==' 0
 check "flows found in the flows map" "$(wc -l <"$WORK/flows.txt")" '>=' 9
 marked_queues=$(awk '$3 > 0 {print $1}' "$WORK/flows.txt" | sort -u | tr '\n' ' ')
 row "queues whose flows got marks" "${marked_queues:-none}" "" info

@@ -383,8 +383,7 @@ static inline void rn_prepare(const struct runner *r, const struct rn_setup *s)
 	if (!r->rate && s->flow) {
 		struct sj_flow f = {
 			.first_seen_ns = rn_mono_ns(),
-			.codel = { .dropping = 1,
-				   .ldelay = CODEL_NS(s->ldelay_ns) },
+			.ldelay = CODEL_NS(s->ldelay_ns),
 			.signal_at = s->pending ? rn_mono_ns() : 0,
 		};
 

@@ -55,7 +55,7 @@ static const struct sj_stat_name sj_stat_fields[] = {
 	SJ_STAT(tcp_answers, SJ_STAT_FAIR),
 	SJ_STAT(signals, SJ_STAT_DEQUEUE),
 	SJ_STAT(signals_expired, SJ_STAT_DEQUEUE),
-	SJ_STAT(signals_paced, SJ_STAT_DEQUEUE),
+	SJ_STAT(signals_deferred, SJ_STAT_DEQUEUE),
 	SJ_STAT(dequeue_repeats, SJ_STAT_DEQUEUE),
 	SJ_STAT(frag_unmatched, SJ_STAT_FRAG),
 	SJ_STAT(reordered, SJ_STAT_DEQUEUE),

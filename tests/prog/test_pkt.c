@@ -205,7 +205,7 @@ static void prepare(const struct setup *s)
 	if (s->flow) {
 		struct sj_flow f = {
 			.first_seen_ns = rn_mono_ns(),
-			.codel = { .dropping = 1, .ldelay = s->ldelay },
+			.ldelay = s->ldelay,
 			.signal_at = s->pending ? rn_mono_ns() - s->pending_age : 0,
 			.backlog = s->backlog,
 			.backlog_at = backlog_at,
