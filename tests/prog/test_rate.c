@@ -187,6 +187,22 @@ static int passed(const struct prog *p, int ret)
 	return p->xdp ? ret == XDP_PASS : ret == TC_NEXT;
 }
 
+/*
+ * A standing queue of 50 ms for flow SPORT of IP version FAMILY, built of
+ * ECT packets (200 bytes at 2 MB/s: 100 us each, 500 of them): the law
+ * marks them and every one is admitted.  A burst of Not-ECT packets is
+ * mostly dropped by the law (a 2 us interval): 482 of 500 on this host,
+ * leaving 1.8 ms of queue, which a pause of the test as long drained in
+ * the 6.1 TCG guest (1 run in 9: "the law never dropped the bulk").
+ */
+static void standing_queue(const struct prog *p, int family, __u16 sport)
+{
+	struct frame f;
+
+	build(&f, family, ECT0, sport);
+	run(p, &f, 500);
+}
+
 /* Build a standing queue, then run single frames until CoDel signals. */
 static void test_mark(const struct prog *p, int family)
 {
@@ -196,10 +212,9 @@ static void test_mark(const struct prog *p, int family)
 	struct out o;
 	int i, seen = 0;
 
-	/* 200 bytes at 2 MB/s: 100 us each, so 500 frames queue 50 ms */
 	settings(p, 2000000, 1000ULL * 1000 * 1000, 1, 0);
+	standing_queue(p, family, 1000 + family);
 	build(&f, family, ECT0, 1000 + family);
-	run(p, &f, 500);
 	/* each frame's virtual sojourn goes to this attachment's histogram */
 	CHECK(rn_hist_count(&p->rn) - hist0 == 500,
 	      "%s v%d: %llu samples in the attachment's histogram for 500 frames",
@@ -224,21 +239,6 @@ static void test_mark(const struct prog *p, int family)
 	      p->name, family, (unsigned long long)(after.drops - start.drops));
 }
 
-/*
- * A standing queue of 50 ms for flow SPORT, built of ECT packets: the law
- * marks them and every one is admitted.  A burst of Not-ECT packets is
- * mostly dropped by the law (a 2 us interval): 482 of 500 on this host,
- * leaving 1.8 ms of queue, which a pause of the test as long drained in
- * the 6.1 TCG guest (1 run in 9: "the law never dropped the bulk").
- */
-static void standing_queue(const struct prog *p, __u16 sport)
-{
-	struct frame f;
-
-	build(&f, 4, ECT0, sport);
-	run(p, &f, 500);
-}
-
 static void test_drop_not_ect(const struct prog *p)
 {
 	struct sj_stats before, after;
@@ -248,7 +248,7 @@ static void test_drop_not_ect(const struct prog *p)
 	int i, seen = 0;
 
 	settings(p, 2000000, 1000ULL * 1000 * 1000, 1, 0);
-	standing_queue(p, 2000);
+	standing_queue(p, 4, 2000);
 	start = stats(p);
 	build(&f, 4, 0, 2000);
 	for (i = 0; i < 2000 && !seen; i++) {
@@ -399,7 +399,7 @@ static void test_sparse(const struct prog *p, int pace)
 	int i, dropping = 0;
 
 	sparse_settings(p, 100ULL * 1000 * 1000, pace);
-	standing_queue(p, 6000 + pace);
+	standing_queue(p, 4, 6000 + pace);
 	build(&bulk, 4, 0, 6000 + pace);
 	for (i = 0; i < 2000 && !dropping; i++) {
 		before = stats(p);
