@@ -18,7 +18,7 @@ import sys
 
 REF_SYS = "fifo"
 ORDER = ["pfifo_fast", "fifo", "tbf", "red", "sfq", "codel", "fq_codel",
-         "cake", "sojourn_nofair", "sojourn", "sojourn_fair", "sojourn_auto",
+         "cake", "sojourn_nofair", "sojourn", "sojourn_fair", "sojourn_auto", "sojourn_auto_nofair",
          "sojourn_sparse",
          "sojourn_rate"]
 

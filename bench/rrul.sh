@@ -89,6 +89,8 @@ sys_up() {
 		# below it at prio 1; sparse_class auto adds its class beside
 		sojourn_auto) htb_parent "$d" "$r" &&
 			sj attach "$d" "${SJA[@]}" -n "$NS_R" >/dev/null ;;
+		sojourn_auto_nofair) htb_parent "$d" "$r" &&
+			sj attach "$d" nofair "${SJA[@]}" -n "$NS_R" >/dev/null ;;
 		sojourn_sparse) htb_sparse "$d" "$r" &&
 			sj attach "$d" sparse_class 1:20 "${SJA[@]}" -n "$NS_R" \
 				>/dev/null ;;
