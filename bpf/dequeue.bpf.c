@@ -112,8 +112,7 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 		st->signals_expired++;
 		at = 0;
 	}
-	if (!flow || !may_take ||
-	    (at && !sj_signal_expired(at, now, interval_ns))) {
+	if (!flow || !may_take || at) {
 		st->signals_deferred++;
 		return;
 	}
