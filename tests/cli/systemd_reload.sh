@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
+#
+# Type=notify-reload under a real systemd of 253 or later, with the units
+# as shipped: dist/sojourn.service and dist/sojourn@.service, each with
+# dist/examples/notify-reload.conf as its drop-in, only their paths moved
+# (the binary, the configuration and the runtime directory) into this
+# test's tree.  For each unit:
+#   - it starts and is active, Type=notify-reload in force;
+#   - the configuration is edited (Target= 5ms -> 2ms) and `systemctl
+#     reload` returns 0; right then, with no wait, the interface shows 2ms:
+#     the reload returned once the retune was done.  systemd 253+ takes
+#     the reload as done only at READY=1 after a RELOADING=1 whose
+#     MONOTONIC_USEC= is at or after the SIGHUP it sent (service.c,
+#     SERVICE_RELOAD_SIGNAL), so a wrong clock or a missing READY=1 makes
+#     the reload time out and fail here;
+#   - stop detaches (the fleet unit's rule is written to detach on exit).
+# Debian 12 has systemd 252, so where the host's systemctl is older this
+# takes systemd 254 from Debian's bookworm-backports (apt-get download
+# and dpkg-deb -x into build/systemd-bpo, kept for later runs; nothing is
+# installed) and runs it as a user manager (`systemd --user`, as root) in
+# a mount namespace of its own, where /run/systemd/system is a tmpfs: the
+# manager refuses to start where that directory is missing.  A user
+# manager sandboxes only inside a user namespace, so the sandboxing lines
+# that would stop the daemon's bpf() are turned off and named (below).
+# SKIP if no systemd of 253 or later can be had.
+# Exit 0 pass, 77 skip, 1 fail.  SOJOURN= overrides the command.
+
+# shellcheck source=SCRIPTDIR/../lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+topo_require sojourn jq bpftool
+
+ID=$(( $$ % 10000000 ))
+DEV=veth${ID}y
+# not under /tmp: the units have PrivateTmp=yes
+WORK=$(mktemp -d "$SJ_ROOT/build/sdreload.XXXXXX")
+MGR=
+
+cleanup() {
+	if [ -n "$MGR" ]; then
+		kill "$MGR" 2>/dev/null
+		wait "$MGR" 2>/dev/null
+	fi
+	"$SOJOURN" detach "$DEV" >/dev/null 2>&1
+	ip link del "$DEV" 2>/dev/null
+	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# the systemd to test under: the host's where it is 253 or later, else
+# bookworm-backports' (cached in build/systemd-bpo)
+systemd_version() { "$1" --version 2>/dev/null | awk 'NR == 1 {print $2 + 0}'; }
+if [ "$(systemd_version systemctl)" -ge 253 ] 2>/dev/null; then
+	SD_ROOT=
+else
+	SD_ROOT=$SJ_ROOT/build/systemd-bpo
+	if [ ! -x "$SD_ROOT/root/lib/systemd/systemd" ]; then
+		mkdir -p "$SD_ROOT/lists/partial" "$SD_ROOT/cache/archives/partial" "$SD_ROOT/debs"
+		cat >"$SD_ROOT/bpo.sources" <<-EOF
+		Types: deb
+		URIs: http://deb.debian.org/debian
+		Suites: bookworm-backports
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		apt_bpo() {
+			apt-get -q -o APT::Sandbox::User=root \
+				-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=/dev/null \
+				-o Dir::Etc::sourcelist="$SD_ROOT/bpo.sources" \
+				-o Dir::State::Lists="$SD_ROOT/lists" -o Dir::Cache="$SD_ROOT/cache" "$@"
+		}
+		apt_bpo update >"$SD_ROOT/fetch.log" 2>&1 ||
+			skip "systemd here is $(systemd_version systemctl) (< 253) and bookworm-backports cannot be read: $(tail -1 "$SD_ROOT/fetch.log")"
+		( cd "$SD_ROOT/debs" && apt_bpo download -t bookworm-backports \
+			systemd libsystemd-shared ) >>"$SD_ROOT/fetch.log" 2>&1 ||
+			skip "bookworm-backports' systemd cannot be fetched: $(tail -1 "$SD_ROOT/fetch.log")"
+		for d in "$SD_ROOT"/debs/*.deb; do
+			dpkg-deb -x "$d" "$SD_ROOT/root" || die "dpkg-deb -x $d"
+		done
+	fi
+	export LD_LIBRARY_PATH=$SD_ROOT/root/usr/lib/x86_64-linux-gnu/systemd
+fi
+SYSTEMD=/lib/systemd/systemd SYSTEMCTL=systemctl
+[ -n "$SD_ROOT" ] && SYSTEMD=$SD_ROOT/root/lib/systemd/systemd SYSTEMCTL=$SD_ROOT/root/bin/systemctl
+v=$(systemd_version "$SYSTEMCTL")
+[ "${v:-0}" -ge 253 ] || die "no systemd >= 253 after the fetch: '$v'"
+log "systemd $v from ${SD_ROOT:-the host}"
+
+ip link add "$DEV" type veth peer name "${DEV}x" || die "veth"
+ip link set "$DEV" up
+
+# The shipped units, their paths moved into $WORK; the manager's runtime
+# directory stands for /run (RuntimeDirectory= lands there in a user
+# manager).
+export XDG_RUNTIME_DIR=$WORK/rt
+UNITS=$WORK/units
+mkdir -p "$XDG_RUNTIME_DIR" "$UNITS" "$WORK/etc"
+chmod 700 "$XDG_RUNTIME_DIR"
+for u in sojourn.service sojourn@.service; do
+	sed -e "s#/usr/sbin/sojourn#$SOJOURN#g" -e "s#/etc/sojourn/#$WORK/etc/#g" \
+		-e "s#/run/sojourn/#$XDG_RUNTIME_DIR/sojourn/#g" \
+		"$SJ_ROOT/dist/$u" >"$UNITS/$u" || die "unit $u"
+	grep -q '^ExecStart=' "$UNITS/$u" || die "no ExecStart= in dist/$u"
+	mkdir -p "$UNITS/$u.d"
+	cp "$SJ_ROOT/dist/examples/notify-reload.conf" "$UNITS/$u.d/" || die "drop-in"
+	# no journal runs here: the daemon's lines go to a file
+	printf '[Service]\nStandardOutput=append:%s\nStandardError=append:%s\n' \
+		"$WORK/daemon.log" "$WORK/daemon.log" >"$UNITS/$u.d/zz-machine.conf"
+done
+
+# the manager, in a mount namespace of its own (see the head)
+cat >"$WORK/manager.sh" <<EOF
+#!/bin/bash
+# (where /run/systemd is missing, a tmpfs over all of /run: nothing is
+# made on the host's)
+if [ -d /run/systemd ]; then mount -t tmpfs sdreload /run/systemd; else mount -t tmpfs sdreload /run; fi || exit 1
+mkdir -p /run/systemd/system || exit 1
+export SYSTEMD_UNIT_PATH=$UNITS:
+exec "$SYSTEMD" --user --log-target=console --log-level=${SD_LOG_LEVEL:-notice}
+EOF
+chmod +x "$WORK/manager.sh"
+unshare -m --propagation private "$WORK/manager.sh" >"$WORK/manager.log" 2>&1 &
+MGR=$!
+for _ in $(seq 100); do
+	[ -S "$XDG_RUNTIME_DIR/systemd/private" ] && "$SYSTEMCTL" --user is-system-running >/dev/null 2>&1 && break
+	kill -0 "$MGR" 2>/dev/null || die "the manager exited: $(tail -3 "$WORK/manager.log")"
+	sleep 0.1
+done
+sctl() { timeout 30 "$SYSTEMCTL" --user "$@"; }
+sctl daemon-reload || die "the manager does not answer: $(tail -3 "$WORK/manager.log")"
+
+# A user manager cannot give a service a mount namespace of its own
+# without a user namespace: systemd.exec(5) says ProtectSystem=,
+# PrivateTmp= and the like imply PrivateUsers= there, and in a user
+# namespace bpf() is EPERM (CAP_BPF counts only in the first one).  So
+# each sandboxing line of the units is tried alone on what the daemon does
+# first, a BPF map pinned in bpffs; a line under which that fails is
+# turned off for this test by one more drop-in, and named.  Under a system
+# manager (sojourn.service as shipped) none of these needs a user namespace.
+refused=
+while read -r opt; do
+	probe=sjprobe$RANDOM
+	printf '[Service]\nType=oneshot\nExecStart=%s map create %s/%s type array key 4 value 4 entries 1 name %s\n%s\n' \
+		"$(command -v bpftool)" /sys/fs/bpf "$probe" "$probe" "$opt" >"$UNITS/$probe.service"
+	sctl daemon-reload </dev/null
+	ok_=0; sctl start "$probe.service" </dev/null >/dev/null 2>&1 && ok_=1
+	rm -f "/sys/fs/bpf/$probe"
+	[ "$ok_" = 1 ] && continue
+	key=${opt%%=*} val=${opt#*=}
+	case "$key:$val" in
+	ProtectProc:*) off=default ;;
+	*:yes|*:strict|*:full|*:true) off=no ;;
+	*) off= ;;
+	esac
+	refused="$refused $key"
+	for u in sojourn.service sojourn@.service; do
+		printf '%s=%s\n' "$key" "$off" >>"$UNITS/$u.d/zz-machine.conf"
+	done
+done < <(sed -n '/^\[Service\]/,/^\[/p' "$UNITS"/sojourn.service "$UNITS"/sojourn@.service |
+	grep -E '^(Protect|Private|ReadWrite|Restrict|Lock|Memory|SystemCall|Capability|NoNewPrivileges)[A-Za-z]*=' | sort -u)
+[ -n "$refused" ] && log "off for this test (a user manager would put the daemon in a user namespace):$refused"
+sctl daemon-reload
+
+targets() { "$SOJOURN" show "$DEV" -j | jq -r '[.[].target] | sort | join(" ")'; }
+
+# reload_case UNIT CONF: start, edit, reload, stop
+reload_case() {
+	local unit=$1 conf=$2 t0 t1
+	rule() {
+		cat >"$conf" <<-EOF
+		[Daemon]
+		StateFile=$XDG_RUNTIME_DIR/sojourn/attached
+		[Rule]
+		Name=$DEV
+		Rate=50mbit
+		Direction=egress
+		Target=$1
+		EOF
+	}
+	rule 5ms
+	if ! sctl start "$unit"; then
+		bad "$unit: start failed: $(sctl status "$unit" --no-pager 2>&1 | tail -5 | tr '\n' '|')"
+		return
+	fi
+	same "$unit: type" "$(sctl show -P Type "$unit")" notify-reload
+	same "$unit: active" "$(sctl is-active "$unit")" active
+	same "$unit: target at start" "$(targets)" 5000
+	rule 2ms
+	t0=$(date +%s%N)
+	if sctl reload "$unit"; then
+		# no wait: the retune must be done when reload returns
+		same "$unit: target when reload returned" "$(targets)" 2000
+		t1=$(date +%s%N)
+		log "$unit: reload took $(( (t1 - t0) / 1000000 )) ms"
+	else
+		bad "$unit: reload failed: $(sctl status "$unit" --no-pager 2>&1 | tail -5 | tr '\n' '|')"
+	fi
+	same "$unit: active after reload" "$(sctl is-active "$unit")" active
+	sctl stop "$unit" || bad "$unit: stop failed"
+	same "$unit: inactive after stop" "$(sctl is-active "$unit")" inactive
+}
+
+reload_case sojourn.service "$WORK/etc/sojourn.conf"
+# the fleet daemon leaves its attachments pinned at stop (they survive a
+# restart): take this one off by hand before the next unit
+"$SOJOURN" detach "$DEV" >/dev/null 2>&1
+reload_case "sojourn@$DEV.service" "$WORK/etc/$DEV.conf"
+# the per-interface unit runs with --detach-on-exit
+same "sojourn@$DEV: attachments after stop" "$("$SOJOURN" show "$DEV" -j | jq length)" 0
+
+[ "$FAILS" = 0 ] || log "the daemons said: $(tail -20 "$WORK/daemon.log")"
+verdict_end systemd_reload
