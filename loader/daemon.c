@@ -46,8 +46,9 @@ static void notify_status(const struct daemon *dm, const char *extra)
 		failing += dm->devs[i].failures > 0;
 	}
 	snprintf(msg, sizeof(msg),
-		 "STATUS=%d attached, %d left alone, %d failing; %d interfaces in %d namespaces",
-		 att, manual, failing, dm->ndevs, dm->nns);
+		 "STATUS=%d attached, %d left alone, %d failing; %d interfaces in %d namespaces%s",
+		 att, manual, failing, dm->ndevs, dm->nns,
+		 dm->reload_refused ? "; last reload refused, see the log" : "");
 	if (!extra[0] && !strcmp(msg, last))
 		return;		/* unchanged: say nothing */
 	snprintf(last, sizeof(last), "%s", msg);
@@ -75,7 +76,7 @@ static int load_config(struct daemon *dm, const char *path, bool reload)
 		free(c);
 		return -1;
 	}
-	if (reload && strcmp(c->state_file, dm->cfg.state_file))
+	if (reload && !dm->state_given && strcmp(c->state_file, dm->cfg.state_file))
 		logd(dm, LOG_WARNING, NULL, "StateFile= takes effect at restart");
 	if (reload)
 		snprintf(c->state_file, sizeof(c->state_file), "%s", dm->cfg.state_file);
@@ -151,8 +152,10 @@ int cmd_daemon(int argc, char **argv)
 	if (load_config(dm, path, false))
 		return -1;
 	/* over [Daemon] StateFile=: each sojourn@ instance keeps its own list */
-	if (state)
+	if (state) {
 		snprintf(dm->cfg.state_file, sizeof(dm->cfg.state_file), "%s", state);
+		dm->state_given = true;
+	}
 	if (check)
 		return 0;
 	if (sj_check_all())
@@ -240,7 +243,8 @@ int cmd_daemon(int argc, char **argv)
 				}
 				notify_reloading();
 				logd(dm, LOG_INFO, NULL, "reloading %s", dm->cfg.path);
-				if (load_config(dm, dm->cfg.path, true) == 0) {
+				dm->reload_refused = load_config(dm, dm->cfg.path, true) != 0;
+				if (!dm->reload_refused) {
 					dm->cfg.detach_on_exit |= detach_flag;
 					netns_refresh(dm);
 					for (i = 0; i < dm->nns; i++)

@@ -57,6 +57,12 @@ struct daemon {
 	struct dev *devs;
 	int ndevs, cap;
 	bool state_dirty, journal;
+	/* the last reload's file was refused (the one before stays in force):
+	 * said in STATUS=, because under Type=notify-reload `systemctl
+	 * reload` cannot fail on it (READY=1 is the only answer systemd takes) */
+	bool reload_refused;
+	/* --state-file named the list: the file's StateFile= does not count */
+	bool state_given;
 	char **adopt;		/* folder names the state file listed at start */
 	int nadopt;
 	/* --interface: the one interface (of our own namespace) this daemon

@@ -122,6 +122,10 @@ int run(const struct daemon *dm, const struct dev *d, const char *verb,
 		if (*s)
 			logd(dm, LOG_WARNING, d, "%s: %s", verb, s);
 	}
+	/* a child killed by a signal says nothing of its own */
+	if (WIFSIGNALED(status))
+		logd(dm, LOG_ERR, d, "%s: killed by signal %d (%s)", verb,
+		     WTERMSIG(status), strsignal(WTERMSIG(status)));
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 

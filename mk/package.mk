@@ -10,6 +10,7 @@ DEB_PKGS += python3 systemd lintian bash-completion groff-base debhelper dpkg-de
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 INSTALL    ?= install
 
 .PHONY: install deb
@@ -18,7 +19,7 @@ install: $(OUTPUT)/sojourn $(CNI_BIN)
 		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man5 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/doc/sojourn/examples \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/sojourn
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(GENERATORDIR) $(DESTDIR)$(SYSCONFDIR)/sojourn
 	$(INSTALL) -m 755 $(OUTPUT)/sojourn $(DESTDIR)$(PREFIX)/sbin/sojourn
 	$(INSTALL) -m 755 $(CNI_BIN) $(DESTDIR)$(PREFIX)/lib/cni/sojourn-cni
 	$(INSTALL) -m 644 dist/sojourn.8 dist/sojourn-cni.8 $(DESTDIR)$(PREFIX)/share/man/man8/
@@ -28,6 +29,8 @@ install: $(OUTPUT)/sojourn $(CNI_BIN)
 	for u in sojourn.service sojourn@.service; do \
 		sed 's|/usr/sbin/sojourn|$(PREFIX)/sbin/sojourn|g; s|/etc/sojourn|$(SYSCONFDIR)/sojourn|g' \
 			dist/$$u >$(DESTDIR)$(UNITDIR)/$$u && chmod 644 $(DESTDIR)$(UNITDIR)/$$u || exit; done
+	@# Type=notify-reload where the running systemd has it (253 and later)
+	$(INSTALL) -m 755 dist/sojourn-generator $(DESTDIR)$(GENERATORDIR)/sojourn-generator
 	$(INSTALL) -m 644 dist/examples/* dist/sojourn-cni.conflist \
 		dist/sojourn-daemonset.yaml $(DESTDIR)$(PREFIX)/share/doc/sojourn/examples/
 	@# an operator's configuration is theirs: only a first install writes it

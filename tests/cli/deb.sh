@@ -91,7 +91,7 @@ for f in ./usr/sbin/sojourn ./usr/lib/cni/sojourn-cni ./lib/systemd/system/sojou
 	./usr/share/doc/sojourn/examples/sojourn-daemonset.yaml \
 	./lib/systemd/system/sojourn@.service ./usr/share/man/man8/sojourn-cni.8.gz \
 	./usr/share/doc/sojourn/examples/kubernetes.conf ./usr/share/doc/sojourn/examples/eth0.conf \
-	./usr/share/doc/sojourn/examples/notify-reload.conf; do
+	./lib/systemd/system-generators/sojourn-generator; do
 	grep -qx -- "$f" "$WORK/files" || die "the package lacks $f"
 done
 dpkg-deb -f "$deb" Depends | grep -q libinih || die "Depends lacks libinih: $(dpkg-deb -f "$deb" Depends)"

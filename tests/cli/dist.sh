@@ -42,7 +42,7 @@ for f in usr/sbin/sojourn usr/lib/cni/sojourn-cni usr/share/man/man8/sojourn.8 \
 	usr/lib/systemd/system/sojourn.service etc/sojourn/sojourn.conf \
 	usr/lib/systemd/system/sojourn@.service usr/share/man/man8/sojourn-cni.8 \
 	usr/share/doc/sojourn/examples/kubernetes.conf usr/share/doc/sojourn/examples/eth0.conf \
-	usr/share/doc/sojourn/examples/notify-reload.conf \
+	usr/lib/systemd/system-generators/sojourn-generator \
 	usr/share/doc/sojourn/examples/sojourn-daemonset.yaml \
 	usr/share/doc/sojourn/examples/sojourn-cni.conflist; do
 	[ -e "$WORK/dest/$f" ] || die "make install did not install /$f"
