@@ -2,9 +2,10 @@
 /*
  * A link's facts from rtnetlink: the one parser of RTM_NEWLINK (its
  * ifinfomsg and the IFLA attributes sojourn reads), the exchange of a
- * request and its answers, and the query of one device by name.  The
- * loader's queries (nl.c), the daemon's link watch and the CNI plugin's
- * host veth all read links through here.
+ * request and its answers, and the query of one device by name or by
+ * index.  The loader's queries (nl.c) and link types (linktype.c), the
+ * daemon's link watch and the CNI plugin's host veth all read links
+ * through here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,6 +78,7 @@ void sj_link_parse(const struct nlmsghdr *nlh, struct sj_link *link)
 	memset(link, 0, sizeof(*link));
 	link->ifindex = ifm->ifi_index;
 	link->flags = ifm->ifi_flags;
+	link->type = ifm->ifi_type;
 	link->hard_header_len = ifm->ifi_type == ARPHRD_ETHER ? 14 : 0;
 	mnl_attr_parse(nlh, sizeof(*ifm), attr_slot, &t);
 	if (tb[IFLA_IFNAME])
@@ -102,21 +104,23 @@ static int lookup_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int sj_link_lookup(const char *name, struct sj_link *link)
+/* RTM_GETLINK of the device named name, or when name is NULL of index
+ * ifindex */
+static int link_query(const char *name, __u32 ifindex, struct sj_link *link)
 {
 	struct nl_req r;
 	struct ifinfomsg *ifm;
 	int ret;
 
 	memset(link, 0, sizeof(*link));
-	if (!name || !*name || strlen(name) >= SJ_IFNAMSIZ)
-		return -EINVAL;
 	r.nlh = mnl_nlmsg_put_header(r.buf);
 	r.nlh->nlmsg_type = RTM_GETLINK;
 	r.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(r.nlh, IFLA_IFNAME, name);
+	ifm->ifi_index = ifindex;
+	if (name)
+		mnl_attr_put_strz(r.nlh, IFLA_IFNAME, name);
 	ret = sj_nl_talk(r.nlh, lookup_cb, link);
 	if (ret >= 0 && !link->ifindex)
 		ret = -ENODEV;
@@ -125,4 +129,18 @@ int sj_link_lookup(const char *name, struct sj_link *link)
 	if (!link->num_tx_queues)
 		link->num_tx_queues = 1;
 	return 0;
+}
+
+int sj_link_lookup(const char *name, struct sj_link *link)
+{
+	if (!name || !*name || strlen(name) >= SJ_IFNAMSIZ) {
+		memset(link, 0, sizeof(*link));
+		return -EINVAL;
+	}
+	return link_query(name, 0, link);
+}
+
+int sj_link_lookup_index(__u32 ifindex, struct sj_link *link)
+{
+	return link_query(NULL, ifindex, link);
 }

@@ -16,6 +16,7 @@ struct sj_link {
 	char name[SJ_IFNAMSIZ];
 	__u32 ifindex;
 	__u32 flags;		/* IFF_UP, IFF_LOOPBACK, ... */
+	__u16 type;		/* ARPHRD_*: where its frames begin */
 	__u32 mtu;
 	__u32 num_tx_queues;	/* 0 when the kernel did not say */
 	__u32 hard_header_len;	/* Ethernet: 14 */
@@ -58,5 +59,7 @@ int sj_nl_talk(struct nlmsghdr *nlh,
 /* the device of that name in the current namespace; -EINVAL for a bad
  * name, -ENODEV for none, -errno.  num_tx_queues is at least 1. */
 int sj_link_lookup(const char *name, struct sj_link *link);
+/* the same by index: the device the pins name, renamed or not */
+int sj_link_lookup_index(__u32 ifindex, struct sj_link *link);
 
 #endif

@@ -8,15 +8,11 @@
  * headers, InfiniBand, CAN, 6LoWPAN, ...) is refused at attach: a parser
  * that read it as Ethernet would count everything non_ip at best.
  */
-#include <errno.h>
 #include <string.h>
-#include <time.h>
-#include <libmnl/libmnl.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/rtnetlink.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <bpf/bpf_endian.h>
@@ -77,68 +73,20 @@ const char *sj_linktype_name(unsigned int arphrd)
 	return NULL;
 }
 
-static int type_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
-	int *type = data;
-
-	if (nlh->nlmsg_type == RTM_NEWLINK)
-		*type = ifm->ifi_type;
-	return MNL_CB_OK;
-}
-
-/* The link type of ifindex, or -errno */
-static int query_type(__u32 ifindex)
-{
-	char buf[8192];	/* one RTM_NEWLINK answer */
-	struct mnl_socket *nl;
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifm;
-	unsigned int seq, portid;
-	int ret, type = -ENODEV;
-
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq = time(NULL);
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_index = ifindex;
-
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl)
-		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
-	    mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(nl);
-	ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (ret < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = mnl_cb_run(buf, ret, seq, portid, type_cb, &type);
-	ret = ret < 0 ? -errno : type;
-out:
-	mnl_socket_close(nl);
-	return ret;
-}
-
 int sj_linktype_get(__u32 ifindex, const char *dev, __u32 *layer)
 {
-	int type = query_type(ifindex), l;
+	struct sj_link link;
+	int err = sj_link_lookup_index(ifindex, &link), l;
 	const char *name;
 
-	if (type < 0)
+	if (err < 0)
 		return sj_err("cannot read the link type of %s: %s", dev,
-			      strerror(-type));
-	l = sj_linktype_layer(type);
+			      strerror(-err));
+	l = sj_linktype_layer(link.type);
 	if (l < 0) {
-		name = sj_linktype_name(type);
+		name = sj_linktype_name(link.type);
 		return sj_err("%s has link type %s%s%u%s, whose frames sojourn cannot parse (it manages Ethernet and IP-only devices)",
-			      dev, name ? name : "", name ? " (" : "", type,
+			      dev, name ? name : "", name ? " (" : "", link.type,
 			      name ? ")" : "");
 	}
 	*layer = l;

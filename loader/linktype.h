@@ -11,7 +11,7 @@ int sj_linktype_layer(unsigned int arphrd);
 /* "ether", "none", "ppp", ...; NULL for a type without a name here */
 const char *sj_linktype_name(unsigned int arphrd);
 
-/* Asks the kernel for the device's link type (rtnetlink, the current
+/* Asks the kernel for the device's link type (link.c, the current
  * network namespace) and sets *layer; refuses in one line, naming the
  * type, a device whose frames sojourn cannot parse. */
 int sj_linktype_get(__u32 ifindex, const char *dev, __u32 *layer);
