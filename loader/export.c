@@ -23,7 +23,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <bpf/bpf.h>
 #include "dynlib.h"
 #include "obs.h"
 #include "prom.h"
@@ -52,32 +51,11 @@ static int by_queue_time(const void *x, const void *y)
 	return 0;
 }
 
-static void read_queues(const char *dir, struct prom_att *p)
-{
-	int fd = obs_open_pin(dir, "queues");
-	__u32 i;
-
-	p->nq = 0;
-	if (fd < 0 || !p->meta.num_txq || p->meta.num_txq > SJ_MAX_TXQ)
-		goto out;
-	p->queues = calloc(p->meta.num_txq, sizeof(*p->queues));
-	if (!p->queues)
-		goto out;
-	for (i = 0; i < p->meta.num_txq; i++)
-		if (bpf_map_lookup_elem_flags(fd, &(__u32){p->meta.queue_base + i},
-					      &p->queues[p->nq], BPF_F_LOCK) == 0)
-			p->nq++;
-out:
-	if (fd >= 0)
-		close(fd);
-}
-
 static int collect_one(const struct obs_att *att, __u32 nflows,
 		       struct prom_att *p)
 {
 	struct obs_flow *flows;
 	size_t n;
-	int fd;
 
 	memset(p, 0, sizeof(*p));
 	p->meta = att->meta;
@@ -86,12 +64,8 @@ static int collect_one(const struct obs_att *att, __u32 nflows,
 		return -1;
 	p->have_dev = obs_read_dev(att->dir, &p->dev) == 0;
 	obs_read_stats(att->dir, &p->st);
-	fd = obs_open_pin(att->dir, "settings");
-	if (fd >= 0) {
-		bpf_map_lookup_elem_flags(fd, &p->meta.att_id, &p->set, BPF_F_LOCK);
-		close(fd);
-	}
-	read_queues(att->dir, p);
+	obs_read_settings(att->dir, &p->meta, &p->set);
+	obs_read_queues(att->dir, &p->meta, &p->queues, &p->nq);
 	p->live_flows = n;
 	if (n > 1)
 		qsort(flows, n, sizeof(*flows), by_queue_time);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Reading what the data path measured, for show, hist, top and export:
- * which attachments, their counters, histograms and flow tables.  Only
- * the pins are read, so it works from any namespace.  The flow filter is
- * flowspec.c's, the printing of histograms histprint.c's.
+ * which attachments, their settings, counters, queues, histograms and
+ * flow tables.  Only the pins are read, so it works from any namespace.
+ * The flow filter is flowspec.c's, the printing of histograms
+ * histprint.c's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -233,6 +234,49 @@ int obs_read_stats(const char *dir, struct sj_stats *st)
 			((__u64 *)st)[k] += ((__u64 *)&per[i])[k];
 	free(per);
 	return 0;
+}
+
+int obs_read_settings(const char *dir, const struct sj_meta *meta,
+		      struct sj_settings *set)
+{
+	int fd = obs_open_pin(dir, "settings"), err;
+
+	memset(set, 0, sizeof(*set));
+	if (fd < 0)
+		return -1;
+	err = bpf_map_lookup_elem_flags(fd, &meta->att_id, set, BPF_F_LOCK) ? -1 : 0;
+	close(fd);
+	return err;
+}
+
+int obs_read_queues(const char *dir, const struct sj_meta *meta,
+		    struct sj_queue **out, __u32 *n)
+{
+	struct sj_queue *q = NULL;
+	int fd = -1;
+	__u32 i;
+
+	*out = NULL;
+	*n = 0;
+	/* a meta that claims more queues than a device may have is none of
+	 * ours: no calloc of what it says */
+	if (!meta->num_txq || meta->num_txq > SJ_MAX_TXQ ||
+	    (fd = obs_open_pin(dir, "queues")) < 0 ||
+	    !(q = calloc(meta->num_txq, sizeof(*q))))
+		goto fail;
+	for (i = 0; i < meta->num_txq; i++)
+		if (bpf_map_lookup_elem_flags(fd, &(__u32){meta->queue_base + i},
+					      &q[i], BPF_F_LOCK))
+			goto fail;
+	close(fd);
+	*out = q;
+	*n = meta->num_txq;
+	return 0;
+fail:
+	free(q);
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 struct table_read {

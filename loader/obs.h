@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What show, hist, top and export share: which attachments to read,
- * reading their counters, histograms and flow tables from the pins (obs.c),
- * naming flows (flowkey.c), the flow filter (flowspec.c), splitting a
- * device's histogram into live flows, evicted flows and packets without a
- * flow (obs.c), and printing histograms (histprint.c).
+ * reading their settings, counters, queues, histograms and flow tables
+ * from the pins (obs.c), naming flows (flowkey.c), the flow filter
+ * (flowspec.c), splitting a device's histogram into live flows, evicted
+ * flows and packets without a flow (obs.c), and printing histograms
+ * (histprint.c).
  */
 #ifndef SJ_OBS_H
 #define SJ_OBS_H
@@ -76,6 +77,15 @@ int obs_list(const struct obs_filter *f, struct obs_att **out, int *n,
 int obs_open_pin(const char *dir, const char *name);
 int obs_read_dev(const char *dir, struct sj_dev_hist *h);
 int obs_read_stats(const char *dir, struct sj_stats *st);
+/* the attachment's settings: its entry (meta->att_id) of the host's table,
+ * read under its lock; all zero, and -1, when it cannot be read */
+int obs_read_settings(const char *dir, const struct sj_meta *meta,
+		      struct sj_settings *set);
+/* the attachment's queues: meta->num_txq entries of the host's table from
+ * meta->queue_base, each read under its lock, queue i at (*out)[i]; *out is
+ * malloc'ed.  All or none: NULL, 0 and -1 when any cannot be read. */
+int obs_read_queues(const char *dir, const struct sj_meta *meta,
+		    struct sj_queue **out, __u32 *n);
 
 struct obs_flow {
 	struct sj_flow_key key;

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
 #include <linux/pkt_sched.h>
 #include "common.h"
 #include "obs.h"
@@ -55,23 +53,20 @@ static void show_queue(const struct sj_queue *q, bool law)
 static void show_stats(const char *dir, const struct sj_meta *meta)
 {
 	static const char *kinds[] = SJ_PKT_KIND_NAMES;
-	struct sj_queue q, first = {};
+	struct sj_queue *queues, first = {};
 	bool law = meta->mode != SJ_MODE_OBSERVE;
 	__u64 flows;
 	struct sj_stats st;
-	__u32 i, qi, maxpacket = 0;
-	int fd;
+	__u32 i, nq, maxpacket = 0;
 
 	obs_read_stats(dir, &st);
 	flows = count_flows(dir);
-	fd = obs_open_pin(dir, "queues");
-	if (fd >= 0)
-		bpf_map_lookup_elem_flags(fd, &meta->queue_base, &first, BPF_F_LOCK);
-	for (i = 0; fd >= 0 && i < meta->num_txq; i++)
-		if (!bpf_map_lookup_elem_flags(fd, &(__u32){meta->queue_base + i},
-					       &q, BPF_F_LOCK) &&
-		    q.maxpacket > maxpacket)
-			maxpacket = q.maxpacket;
+	obs_read_queues(dir, meta, &queues, &nq);
+	if (nq)
+		first = queues[0];
+	for (i = 0; i < nq; i++)
+		if (queues[i].maxpacket > maxpacket)
+			maxpacket = queues[i].maxpacket;
 
 	out_open_object("stats");
 	out_text("\n ");
@@ -124,20 +119,16 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	}
 	out_close_object();
 	out_open_array("queues");
-	for (i = 0; fd >= 0 && i < meta->num_txq; i++) {
-		qi = meta->queue_base + i;
-		if (bpf_map_lookup_elem_flags(fd, &qi, &q, BPF_F_LOCK))
-			continue;
+	for (i = 0; i < nq; i++) {
 		out_open_object(NULL);
 		out_text("\n  queue %u:", i);
 		out_u64("queue", "", i);
-		show_queue(&q, law);
+		show_queue(&queues[i], law);
 		out_close_object();
 	}
 	out_close_array();
 	out_close_object();
-	if (fd >= 0)
-		close(fd);
+	free(queues);
 }
 
 /* The link accounting of rate mode, in tc's words: text names what
@@ -201,11 +192,10 @@ static void show_law(const struct sj_settings *set)
 static int show_one(const char *dir, void *arg)
 {
 	struct show_arg *sa = arg;
-	struct sj_settings set = {};
+	struct sj_settings set;
 	struct sj_ahead ahead;
 	struct sj_stats st;
 	struct sj_meta meta;
-	int fd;
 
 	if (obs_foreign(&sa->f, dir)) {
 		sa->foreign += obs_filter_match_dir(&sa->f, dir);
@@ -213,11 +203,7 @@ static int show_one(const char *dir, void *arg)
 	}
 	if (sj_meta_read(dir, &meta) || !obs_filter_match(&sa->f, &meta))
 		return 0;
-	fd = obs_open_pin(dir, "settings");
-	if (fd >= 0) {
-		bpf_map_lookup_elem_flags(fd, &meta.att_id, &set, BPF_F_LOCK);
-		close(fd);
-	}
+	obs_read_settings(dir, &meta, &set);
 	sa->shown++;
 
 	out_open_object(NULL);
