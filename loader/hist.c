@@ -66,8 +66,7 @@ static int hist_one(const struct obs_att *att, const struct obs_flowspec *spec)
 	out_open_object(NULL);
 	out_str("dev", "dev %s", att->meta.ifname);
 	out_str("netns", " netns %s", obs_netns_label(&att->meta, ns, sizeof(ns)));
-	out_str("direction", " %s", att->meta.direction == SJ_DIR_INGRESS ?
-		"ingress" : "egress");
+	out_str("direction", " %s", sj_dir_name(att->meta.direction));
 	snprintf(pin, sizeof(pin), "%s", att->dir);
 	out_str("pin", "  (%s)\n", pin);
 	obs_hist_print("histogram", &sp.all);

@@ -100,7 +100,7 @@ int sj_hook_attach(int prog_fd, __u32 ifindex, enum sj_hook hook,
 	int err;
 
 	*link_fd = -1;
-	const char *dir = meta->direction == SJ_DIR_INGRESS ? "ingress" : "egress";
+	const char *dir = sj_dir_name(meta->direction);
 
 	if (hook == SJ_HOOK_TCX || hook == 0) {
 		err = tcx_attach(prog_fd, ifindex, meta->direction, link_fd);

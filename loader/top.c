@@ -237,8 +237,7 @@ static void print_json(const struct row *rows, size_t n, size_t max,
 		out_open_object(NULL);
 		out_str("dev", "", r->sa->att.meta.ifname);
 		out_str("netns", "", obs_netns_label(&r->sa->att.meta, ns, sizeof(ns)));
-		out_str("direction", "", r->sa->att.meta.direction == SJ_DIR_INGRESS ?
-			"ingress" : "egress");
+		out_str("direction", "", sj_dir_name(r->sa->att.meta.direction));
 		out_str("proto", "", obs_proto_name(k->proto, p, sizeof(p)));
 		obs_addr(k, true, a, sizeof(a));
 		out_str("src", "", a);
