@@ -358,7 +358,7 @@ int sojourn_egress(struct __sk_buff *skb)
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
 	pkt.key.att = att->id;
-	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
+	if (pkt.has_flow && sj_pkt_kind_keyed(kind))
 		flow = sj_flow_get(&pkt.key, now, st, set, skb->len);
 
 	if (cfg_mode == SJ_MODE_RATE)
@@ -366,8 +366,8 @@ int sojourn_egress(struct __sk_buff *skb)
 		 * meet the horizon, but only packets we understand are
 		 * marked or take CoDel's drops */
 		return sj_rate(skb, now, att, set, st, flow, &pkt,
-			       kind > SJ_PKT_FRAGMENT);
-	if (!pkt.has_flow || kind > SJ_PKT_FRAGMENT)
+			       !sj_pkt_kind_keyed(kind));
+	if (!pkt.has_flow || !sj_pkt_kind_keyed(kind))
 		return SJ_ACT_NEXT;
 	if (cfg_mode == SJ_MODE_OBSERVE) {
 		/* measured at dequeue, never signalled */

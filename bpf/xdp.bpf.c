@@ -71,14 +71,14 @@ int sojourn_xdp(struct xdp_md *ctx)
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
 	pkt.key.att = att->id;
-	if (pkt.has_flow && kind <= SJ_PKT_FRAGMENT)
+	if (pkt.has_flow && sj_pkt_kind_keyed(kind))
 		flow = sj_flow_get(&pkt.key, now, st, set, len);
 
-	ect = kind <= SJ_PKT_FRAGMENT && pkt.ecn != SJ_ECN_NOT_ECT;
+	ect = sj_pkt_kind_keyed(kind) && pkt.ecn != SJ_ECN_NOT_ECT;
 	/* an XDP frame is one packet */
 	sj_rate_admit(set, st, q, flow, &pkt, now, len,
 		      sj_rate_wire(set, &(struct sj_wire_frame){ .len = len }),
-		      kind > SJ_PKT_FRAGMENT, ect, &r);
+		      !sj_pkt_kind_keyed(kind), ect, &r);
 	sj_observe_sojourn(att->id, flow, r.sojourn_ns);
 
 	/* read after the parse: a call may leave packet pointers stale */

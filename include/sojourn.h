@@ -151,8 +151,7 @@ enum sj_sparse {
 /*
  * What the packet parser found.  Each kind has its own counter, so nothing
  * passes uncounted.  The kinds keyed to a flow come first, through
- * SJ_PKT_FRAGMENT: the programs test `kind <= SJ_PKT_FRAGMENT` (the tests
- * name them one by one, tests/prog/corpus.h fr_has_flow).
+ * SJ_PKT_FRAGMENT (sj_pkt_kind_keyed).
  */
 enum sj_pkt_kind {
 	SJ_PKT_TCP,
@@ -168,6 +167,24 @@ enum sj_pkt_kind {
 	SJ_PKT_EXT_DEEP,	/* more IPv6 extension headers than we parse */
 	SJ_PKT_KINDS,
 };
+
+/* A kind keyed to a flow.  A range: one comparison on every packet,
+ * whatever clang would make of a switch; so the enum's order is the
+ * contract, pinned below.  The tests name the kinds one by one
+ * (tests/prog/corpus.h fr_has_flow). */
+static inline int sj_pkt_kind_keyed(int kind)
+{
+	return kind <= SJ_PKT_FRAGMENT;
+}
+
+_Static_assert(SJ_PKT_TCP <= SJ_PKT_FRAGMENT && SJ_PKT_UDP <= SJ_PKT_FRAGMENT &&
+	       SJ_PKT_ICMP <= SJ_PKT_FRAGMENT && SJ_PKT_OTHER_L4 <= SJ_PKT_FRAGMENT,
+	       "the kinds keyed to a flow come first, through SJ_PKT_FRAGMENT");
+_Static_assert(SJ_PKT_NON_IP > SJ_PKT_FRAGMENT && SJ_PKT_TRUNCATED > SJ_PKT_FRAGMENT &&
+	       SJ_PKT_BAD_HEADER > SJ_PKT_FRAGMENT && SJ_PKT_VLAN_DEEP > SJ_PKT_FRAGMENT &&
+	       SJ_PKT_EXT_DEEP > SJ_PKT_FRAGMENT,
+	       "the kinds without a flow come after SJ_PKT_FRAGMENT");
+_Static_assert(SJ_PKT_KINDS == 10, "a new kind: add it to one of the two asserts above");
 
 /* Each kind's name, by the kind: a reordered enum keeps its names */
 #define SJ_PKT_KIND_NAMES {						\

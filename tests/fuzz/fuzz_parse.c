@@ -23,6 +23,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "parse.h"
+#include "../prog/corpus.h"	/* fr_has_flow */
 
 static __u32 csum_fold(const __u8 *p, __u32 n)
 {
@@ -100,7 +101,7 @@ static void parse_one(__u8 *frame, size_t size, __u32 link, __be16 l3_proto,
 		if (pkt.l3_off + need > size)
 			abort();
 		check_mark(frame, size, &pkt);
-	} else if (kind <= SJ_PKT_FRAGMENT) {
+	} else if (fr_has_flow(kind)) {
 		abort();	/* a flow without addresses */
 	}
 	/* a fragment always has a flow, by addresses and protocol, its

@@ -419,8 +419,8 @@ static inline int fr_kind_at(const struct frame *f, __u32 len)
 	return len < f->need ? SJ_PKT_TRUNCATED : f->kind;
 }
 
-/* The kinds keyed to a flow, by name: the programs test `kind <=
- * SJ_PKT_FRAGMENT`, and an enum reordered under them shows here */
+/* The kinds keyed to a flow, by name: the programs' sj_pkt_kind_keyed is
+ * a range over the enum's order, and a kind on the wrong side shows here */
 static inline int fr_has_flow(int kind)
 {
 	switch (kind) {
