@@ -14,6 +14,7 @@
  * namespace): one program serves every real-queue attachment of the host.
  */
 #include "maps.bpf.h"
+#include "fair.bpf.h"
 #include "observe.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>

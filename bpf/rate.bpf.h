@@ -12,6 +12,7 @@
 #define SOJOURN_RATE_BPF_H
 
 #include "maps.bpf.h"
+#include "fair.bpf.h"
 #include "vqueue.h"
 #include "parse.h"
 

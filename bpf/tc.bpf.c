@@ -22,6 +22,7 @@
 #include "observe.bpf.h"
 #include "frag.bpf.h"
 #include "sender.bpf.h"
+#include "fair.bpf.h"
 #include "fair.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
