@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The egress program on crafted frames, through BPF_PROG_TEST_RUN: nothing
- * is attached.  Each case writes the settings, resets queue 0 and empties
- * the flow table, runs one frame and checks the verdict, the packet that
- * comes back, the change in every stats counter, the flow's pending
- * signals and the flow table.
+ * The tc program (bpf/tc.bpf.c) at egress, in real-queue and observe mode
+ * (rate mode, which may run it at ingress, is test_rate's), on crafted
+ * frames through BPF_PROG_TEST_RUN: nothing is attached.  Each case writes
+ * the settings, resets queue 0 and empties the flow table, runs one frame
+ * and checks the verdict, the packet that comes back, the change in every
+ * stats counter, the flow's pending signals and the flow table.
  *
  * Prints "PASS name" or "FAIL name: why" per case and "NOTE ..." where the
  * kernel's test_run cannot express a case; exits 0 when all pass, 1 when
