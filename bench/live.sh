@@ -20,8 +20,9 @@ SECS=${SECS:-5} REPS=${REPS:-3}
 ID=lv$$
 NS_C=${ID}c NS_R=${ID}r NS_S=${ID}s
 
-skip() { echo "SKIP: $*"; exit 0; }
-die() { echo "live: $*" >&2; exit 1; }
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../tests/lib/common.sh
+. "$ROOT/tests/lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for t in "$SOJOURN" "$LIVE" "$ROOT/build/floor.bpf.o"; do
 	[ -e "$t" ] || skip "$t not built (make bench-cost builds it)"
@@ -52,7 +53,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 cg_ns() { if [ -n "$CG" ]; then cat "$CG/cpuacct.usage"; else echo 0; fi; }
-kv() { awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}'; }
 
 for ns in "$NS_C" "$NS_R" "$NS_S"; do
 	ip netns add "$ns" || die "netns $ns"
@@ -126,10 +126,12 @@ sleep 1
 tx_pkts() {
 	ip -n "$NS_R" -s -j link show dev "${ID}r1" | jq '.[0].stats64.tx.packets'
 }
-# one_tp MODE: "gbit cpu_pct pps" for one TCP run and one UDP run
+# one_tp MODE: "gbit cpu_pct pps" for one TCP run and one UDP run; fails
+# if sojourn does not attach (it runs in $(...), where die would only end
+# the subshell and its FAIL line would land among the figures)
 one_tp() {
 	local c0 c1 t0 t1 p0 p1 gbit cpu pps
-	[ "$1" = sojourn ] && { timeout 20 "$SOJOURN" attach "${ID}r1" -n "$NS_R" >/dev/null || die "attach router"; }
+	[ "$1" = sojourn ] && { timeout 20 "$SOJOURN" attach "${ID}r1" -n "$NS_R" >/dev/null || return 1; }
 	c0=$(cg_ns) t0=$(date +%s%N)
 	gbit=$(ip netns exec "$NS_C" iperf3 -c 198.18.2.1 -p 5201 -P 4 -t "$SECS" \
 		-C cubic -J | jq '.end.sum_received.bits_per_second / 1e9')
@@ -146,7 +148,8 @@ one_tp() {
 : >"/tmp/$ID.tp"
 for _ in $(seq "$REPS"); do
 	for mode in none sojourn; do
-		echo "$mode $(one_tp "$mode")" >>"/tmp/$ID.tp"
+		tp=$(one_tp "$mode") || die "attach router"
+		echo "$mode $tp" >>"/tmp/$ID.tp"
 	done
 done
 echo

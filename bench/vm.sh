@@ -15,6 +15,9 @@
 set -u
 BENCH=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH/.." && pwd)
+# log, skip, die and the other helpers every script shares
+# shellcheck source=SCRIPTDIR/../tests/lib/common.sh
+. "$ROOT/tests/lib/common.sh"
 # shellcheck source=SCRIPTDIR/../tests/lib/vm.sh
 . "$ROOT/tests/lib/vm.sh"
 QUICK=${QUICK:-}
@@ -28,10 +31,9 @@ REPS=${REPS:-3} SECS=${SECS:-30} IDLE=${IDLE:-6} NAME=${NAME:-vm}
 VM_TIMEOUT=${VM_TIMEOUT:-14400}
 OUT=$VMDIR/out
 
-die() { echo "bench-vm: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: bench-vm needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || skip "bench-vm needs root"
 missing=$(vm_tools) || die "$missing missing (make bench-vm installs it)"
-[ -x "$ROOT/build/sojourn" ] && [ -x "$ROOT/build/delayline" ] ||
+{ [ -x "$ROOT/build/sojourn" ] && [ -x "$ROOT/build/delayline" ]; } ||
 	die "build/sojourn and build/delayline first"
 vm_prepare || die "cannot prepare the VM"
 
