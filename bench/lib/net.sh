@@ -13,6 +13,14 @@
 # since this kernel has no netem.  Offloads are off everywhere, so queues
 # hold MTU-sized packets as on a real link.
 #
+# Not tests/lib/topo.sh's topology, on purpose: that one is three
+# namespaces with IPv6 and multi-queue veths for the tests, and a base RTT
+# of next to nothing; the bench needs the fourth (delay) namespace for an
+# RTT CoDel's interval means something against, IPv4 only so that nothing
+# but the load crosses the delay line, and leaves of any qdisc under its
+# HTB (htb_leaf; topo_shape's is pfifo).  Shared with it: common.sh and
+# table.sh.
+#
 # Globals: BN_ROOT SOJOURN DELAYLINE NS_C NS_R NS_D NS_S DEV_C DEV_RC DEV_RS
 # DEV_DR DEV_DS DEV_S IP_C IP_S WORK.  DELAY_MS (one way) and DELAY_RULES
 # ("PORT=MS ...", per-port one-way delays) are read by net_up.
