@@ -198,9 +198,11 @@ static inline void fr_addr(int af, const char *s, void *dst)
 		exit(2);
 }
 
-/* IPv4 with IHL words (options as NOPs); fr_finish fills lengths, checksum */
-static inline void fr_ip4(struct frame *f, __u8 tos, __u8 proto, __u8 ihl,
-			  __u16 frag)
+/* IPv4 with IHL words (options as NOPs) from saddr to daddr (network
+ * order); fr_finish fills lengths, checksum */
+static inline void fr_ip4_addrs(struct frame *f, __u8 tos, __u8 proto,
+				__u8 ihl, __u16 frag, __be32 saddr,
+				__be32 daddr)
 {
 	__u32 hlen = ihl > 5 ? ihl * 4u : 20;
 	__u8 *h = fr_put(f, NULL, hlen);
@@ -211,8 +213,8 @@ static inline void fr_ip4(struct frame *f, __u8 tos, __u8 proto, __u8 ihl,
 	fr_put16(h + 6, frag);
 	h[8] = 64;
 	h[9] = proto;
-	fr_addr(AF_INET, FR_SRC4, h + 12);
-	fr_addr(AF_INET, FR_DST4, h + 16);
+	memcpy(h + 12, &saddr, 4);
+	memcpy(h + 16, &daddr, 4);
 	if (hlen > 20)
 		memset(h + 20, 1 /* NOP */, hlen - 20);
 	if (f->settled)
@@ -232,6 +234,17 @@ static inline void fr_ip4(struct frame *f, __u8 tos, __u8 proto, __u8 ihl,
 		fr_fragment(f, proto, !(frag & 0x1fff));
 	else
 		fr_l4_default(f, proto);
+}
+
+/* The same from FR_SRC4 to FR_DST4 */
+static inline void fr_ip4(struct frame *f, __u8 tos, __u8 proto, __u8 ihl,
+			  __u16 frag)
+{
+	__be32 saddr, daddr;
+
+	fr_addr(AF_INET, FR_SRC4, &saddr);
+	fr_addr(AF_INET, FR_DST4, &daddr);
+	fr_ip4_addrs(f, tos, proto, ihl, frag, saddr, daddr);
 }
 
 static inline void fr_ip6(struct frame *f, __u8 tclass, __u32 flowlbl,
@@ -321,14 +334,16 @@ static inline void fr_tcp(struct frame *f, __u16 sport, __u16 dport)
 	f->key.dport = htons(dport);
 }
 
-static inline void fr_udp(struct frame *f, __u16 sport, __u16 dport)
+/* A UDP header and n bytes of payload (NULL: zeros) */
+static inline void fr_udp_payload(struct frame *f, __u16 sport, __u16 dport,
+				  const void *payload, __u16 n)
 {
 	__u8 *h = fr_put(f, NULL, 8);
 
 	fr_put16(h, sport);
 	fr_put16(h + 2, dport);
-	fr_put16(h + 4, 8 + 12);
-	fr_put(f, "hello world!", 12);
+	fr_put16(h + 4, 8 + n);
+	fr_put(f, payload, n);
 	if (fr_frag_l4(f, h)) {
 		f->key.sport = htons(sport);
 		f->key.dport = htons(dport);
@@ -339,6 +354,11 @@ static inline void fr_udp(struct frame *f, __u16 sport, __u16 dport)
 	f->need = f->l4 + 8;
 	f->key.sport = htons(sport);
 	f->key.dport = htons(dport);
+}
+
+static inline void fr_udp(struct frame *f, __u16 sport, __u16 dport)
+{
+	fr_udp_payload(f, sport, dport, "hello world!", 12);
 }
 
 /* ICMP or ICMPv6: echo request/reply key the identifier as sport */
