@@ -24,8 +24,6 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <linux/tcp.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf_endian.h>
@@ -34,6 +32,7 @@
 #include "hist.h"
 #include "sojourn.skel.h"
 #include "sojourn_xdp.skel.h"
+#include "../tests/prog/corpus.h"
 #include "../tests/prog/testrun.h"
 
 #define FLOOR_OBJ	"build/floor.bpf.o"
@@ -50,11 +49,6 @@
 
 static const __u32 counts[] = { 1, 1000, 100000, 1000000 };
 #define NCOUNTS		(sizeof(counts) / sizeof(counts[0]))
-
-struct frame {
-	__u8 b[14 + 20 + 20 + 8];
-	__u32 len;
-};
 
 /* measured side by side: the floors, then the programs they are floors of */
 enum { FLOOR_TC, FLOOR_FLOW, EGRESS, FLOOR_XDP, XDP, NPROGS };
@@ -82,36 +76,11 @@ static struct sj_flow_key flow_key(__u32 i)
 static void flow_frame(__u32 i, struct frame *f)
 {
 	struct sj_flow_key k = flow_key(i);
-	struct ethhdr *eth = (void *)f->b;
-	struct iphdr *ip = (void *)(eth + 1);
-	struct tcphdr *th = (void *)(ip + 1);
-	__u32 sum = 0;
 
-	memset(f, 0, sizeof(*f));
-	f->len = sizeof(f->b);
-	memcpy(eth->h_dest, "\x02\0\0\0\0\x02", 6);
-	memcpy(eth->h_source, "\x02\0\0\0\0\x01", 6);
-	eth->h_proto = htons(ETH_P_IP);
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->tos = 2;
-	ip->tot_len = htons(f->len - sizeof(*eth));
-	ip->ttl = 64;
-	ip->protocol = IPPROTO_TCP;
-	ip->saddr = k.saddr[0];
-	ip->daddr = k.daddr[0];
-	for (int w = 0; w < 10; w++)
-		sum += ((__u16 *)ip)[w];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	ip->check = ~sum;
-	th->source = k.sport;
-	th->dest = k.dport;
-	th->seq = htonl(1);
-	th->doff = 5;
-	th->ack = 1;
-	th->window = htons(512);
-	memcpy(th + 1, "payload!", 8);
+	fr_eth(f, ETH_P_IP);
+	fr_ip4_addrs(f, 2, IPPROTO_TCP, 5, 0, k.saddr[0], k.daddr[0]);
+	fr_tcp(f, ntohs(k.sport), ntohs(k.dport));
+	fr_finish(f);
 }
 
 static void die(const char *what, int err)
@@ -282,14 +251,18 @@ struct result {
 
 static void measure(__u32 n, struct result *r)
 {
-	static struct frame frames[NFRAMES], cold[COLD_RUNS];
+	/* the cold runs' frames are built one at a time, each before its
+	 * runs: a struct frame has room for a jumbo frame, and 4096 of them
+	 * would be 38 MB */
+	static struct frame frames[NFRAMES], cold;
+	static __u32 cold_flow[COLD_RUNS];
 	static double c[NPROGS][COLD_RUNS];
 	double w[NPROGS][ROUNDS];
 
 	for (int i = 0; i < NFRAMES; i++)
 		flow_frame(n == 1 ? 0 : (__u32)random() % n, &frames[i]);
 	for (int i = 0; i < COLD_RUNS; i++)
-		flow_frame(n == 1 ? 0 : (__u32)random() % n, &cold[i]);
+		cold_flow[i] = n == 1 ? 0 : (__u32)random() % n;
 
 	/* warm up the programs and the frames' flow entries */
 	for (int i = 0; i < NFRAMES; i++)
@@ -311,12 +284,14 @@ static void measure(__u32 n, struct result *r)
 	for (int p = 0; p < NPROGS; p++)
 		r->warm[p] = median(w[p], ROUNDS);
 
-	for (int i = 0; i < COLD_RUNS; i++)
+	for (int i = 0; i < COLD_RUNS; i++) {
+		flow_frame(cold_flow[i], &cold);
 		for (int k = 0; k < NPROGS; k++) {
 			int p = (k + i) % NPROGS;
 
-			c[p][i] = run(p, &cold[i], 1);
+			c[p][i] = run(p, &cold, 1);
 		}
+	}
 	for (int p = 0; p < NPROGS; p++)
 		r->cold[p] = median(c[p], COLD_RUNS);
 }
