@@ -19,8 +19,6 @@
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
-#include <linux/ip.h>
-#include <linux/udp.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,9 +31,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "../tests/prog/corpus.h"
+
 #define FLOOR_OBJ	"build/floor.bpf.o"
 #define BATCH		64
-#define FRAME		(14 + 20 + 8 + 18)	/* 60 bytes: minimum Ethernet */
+#define PAYLOAD		18	/* to 60 bytes, the minimum Ethernet frame */
 
 enum { EGRESS, DEQUEUE, FLOOR_TC, FLOOR_DEQ, NPROGS };
 static const char *const name[NPROGS] = { "egress", "dequeue", "floor_tc",
@@ -67,39 +67,21 @@ static void stats(int fd, __u64 *ns, __u64 *cnt)
 }
 
 /* IPv4/UDP, ECT(0), flow i: source 10.x.y.z, ports spread */
-static void frame(__u8 *b, __u32 i)
+static void flow_frame(__u32 i, struct frame *f)
 {
-	struct ethhdr *eth = (void *)b;
-	struct iphdr *ip = (void *)(eth + 1);
-	struct udphdr *uh = (void *)(ip + 1);
-	__u32 sum = 0;
+	__be32 saddr = htonl(0x0a000000u | (i & 0xffffff));
+	__be32 daddr = htonl(0xc6120201u);		/* 198.18.2.1 */
 
-	memset(b, 0, FRAME);
-	memcpy(eth->h_dest, "\x02\0\0\0\0\x02", 6);
-	memcpy(eth->h_source, "\x02\0\0\0\0\x01", 6);
-	eth->h_proto = htons(ETH_P_IP);
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->tos = 2;
-	ip->tot_len = htons(FRAME - sizeof(*eth));
-	ip->ttl = 64;
-	ip->protocol = IPPROTO_UDP;
-	ip->saddr = htonl(0x0a000000u | (i & 0xffffff));
-	ip->daddr = htonl(0xc6120201u);		/* 198.18.2.1 */
-	for (int w = 0; w < 10; w++)
-		sum += ((__u16 *)ip)[w];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	ip->check = ~sum;
-	uh->source = htons(1024 + (i >> 24));
-	uh->dest = htons(9);
-	uh->len = htons(FRAME - sizeof(*eth) - sizeof(*ip));
+	fr_eth(f, ETH_P_IP);
+	fr_ip4_addrs(f, 2, IPPROTO_UDP, 5, 0, saddr, daddr);
+	fr_udp_payload(f, 1024 + (i >> 24), 9, NULL, PAYLOAD);
+	fr_finish(f);
 }
 
 /* Sends frames of flows [0, flows) for secs s; returns frames sent */
 static __u64 blast(int s, __u32 flows, double secs, int sequential)
 {
-	static __u8 buf[BATCH][FRAME];
+	static struct frame buf[BATCH];
 	struct mmsghdr m[BATCH];
 	struct iovec iov[BATCH];
 	double end = now_s() + secs;
@@ -111,8 +93,8 @@ static __u64 blast(int s, __u32 flows, double secs, int sequential)
 			__u32 f = sequential ? next++ % flows :
 				  (__u32)random() % flows;
 
-			frame(buf[i], f);
-			iov[i] = (struct iovec){ buf[i], FRAME };
+			flow_frame(f, &buf[i]);
+			iov[i] = (struct iovec){ buf[i].b, buf[i].len };
 			memset(&m[i], 0, sizeof(m[i]));
 			m[i].msg_hdr.msg_iov = &iov[i];
 			m[i].msg_hdr.msg_iovlen = 1;
