@@ -11,7 +11,8 @@
  *   live DEV PINDIR FLOWS SECONDS
  *
  * Run inside DEV's namespace with bpffs visible (nsenter --net=...).
- * PINDIR is sojourn's attachment directory (prog_egress, prog_dequeue).
+ * PINDIR is sojourn's attachment directory (prog_egress); the dequeue
+ * program is the host's one, pinned in SJ_HOST_DIR.
  * Prints one `key value` line.
  */
 #define _GNU_SOURCE
@@ -31,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "host.h"
 #include "../tests/prog/corpus.h"
 
 #define FLOOR_OBJ	"build/floor.bpf.o"
@@ -146,7 +148,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/prog_%s", argv[2], name[i]);
+		snprintf(path, sizeof(path), "%s/prog_%s",
+			 i == DEQUEUE ? SJ_HOST_DIR : argv[2], name[i]);
 		fd[i] = bpf_obj_get(path);
 		if (fd[i] < 0)
 			die(path, errno);
