@@ -14,7 +14,9 @@
 #     page's) pass `daemon --check`, the shipped one with no rule; the
 #     conflist is JSON and chains sojourn-cni last;
 #   - completion offers every command, every word of the table for attach
-#     and replace, change's for change, hook values and device names;
+#     and replace, change's for change (and not observe or hook), hook
+#     values and device names; it reads the settings from `sojourn VERB
+#     help`, so these check that path too;
 #   - `make install DESTDIR= PREFIX=` puts every file in place (the package:
 #     tests/cli/deb.sh).
 # Exit 0 pass, 77 skip, 1 fail.  SOJOURN= overrides the command.
@@ -153,8 +155,10 @@ grep -q 'add: \["BPF", "PERFMON", "NET_ADMIN", "SYS_ADMIN"\]' dist/sojourn-daemo
 # --- completion ---
 ip link add "$DEV" type dummy 2>/dev/null || ip link add "$DEV" type veth peer name "${DEV}p" ||
 	die "cannot create $DEV"
+# (the completion asks the command itself, `sojourn VERB help`, for the
+# settings: ours comes first on PATH)
 comp() {	# WORDS...: what completing the last word offers
-	bash -c '. dist/sojourn.bash-completion
+	PATH=$(dirname "$SOJOURN"):$PATH bash -c '. dist/sojourn.bash-completion
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _sojourn
 		printf "%s\n" "${COMPREPLY[@]}"' comp "$@"
 }
@@ -173,6 +177,10 @@ while read -r w nw _ attach_only mode; do
 		comp sojourn change "$DEV" "" | grep -qx "$o" || die "completion of change lacks $o"
 	done
 done <<<"$table"
+# and not the words only attach takes
+for o in observe hook; do
+	comp sojourn change "$DEV" "" | grep -qx "$o" && die "completion of change offers $o"
+done
 [ "$(comp sojourn attach "$DEV" hook "" | sort | tr '\n' ' ')" = "clsact tc tcx xdp " ] ||
 	die "completion of hook: $(comp sojourn attach "$DEV" hook "")"
 for o in --config --interface --state-file --detach-on-exit --check; do
