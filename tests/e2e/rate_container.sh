@@ -20,13 +20,17 @@
 # RTT must stay under 2 ms, and sojourn counts it sent ahead (cni's TBF is
 # printed beside it, not judged).
 #
-# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
+# RATE_MBIT= (default 20) runs it all at another rate: issue 17 asks for
+# the probe's bound at 20 and 100 Mbit; make check runs 20, the README
+# gives a 100 Mbit run.
+# Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN=, RATE_MBIT= override.
 
 # shellcheck source=SCRIPTDIR/../lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 topo_require sojourn
 
 SECS=${SECS:-15}
+RATE_MBIT=${RATE_MBIT:-20}
 OMIT=2		# slow start and the horizon's one-off excess are not the rate
 IFB=sjifb$$
 topo_trap "$NS_R:$DEV_RC" "$NS_R:$DEV_RC:ingress"
@@ -42,9 +46,9 @@ idle=$(idle_rtt)
 row "idle RTT (ms)" "$idle" "" info
 
 cni_on() {
-	inr tc qdisc add dev "$DEV_RC" root tbf rate 20mbit burst 32kb latency 25ms &&
+	inr tc qdisc add dev "$DEV_RC" root tbf rate ${RATE_MBIT}mbit burst 32kb latency 25ms &&
 	inr ip link add "$IFB" type ifb && inr ip link set "$IFB" up &&
-	inr tc qdisc add dev "$IFB" root tbf rate 20mbit burst 32kb latency 25ms &&
+	inr tc qdisc add dev "$IFB" root tbf rate ${RATE_MBIT}mbit burst 32kb latency 25ms &&
 	inr tc qdisc add dev "$DEV_RC" handle ffff: ingress &&
 	inr tc filter add dev "$DEV_RC" parent ffff: protocol all u32 \
 		match u32 0 0 action mirred egress redirect dev "$IFB"
@@ -80,8 +84,8 @@ row "cni TBF: goodput down / up (Mbit/s)" "$GP_cni_down / $GP_cni_up" "" info
 row "cni TBF: RTT rise down / up (ms)" "$RISE_cni_down / $RISE_cni_up" "" info
 row "cni TBF: ping p99 rise down / up (ms)" "$PROBE_cni_down / $PROBE_cni_up" "" info
 
-sj attach "$DEV_RC" rate 20mbit -n "$NS_R" || die "attach egress"
-sj attach "$DEV_RC" ingress rate 20mbit -n "$NS_R" || die "attach ingress"
+sj attach "$DEV_RC" rate ${RATE_MBIT}mbit -n "$NS_R" || die "attach egress"
+sj attach "$DEV_RC" ingress rate ${RATE_MBIT}mbit -n "$NS_R" || die "attach ingress"
 show=$(sj show "$DEV_RC" -j -n "$NS_R")
 is "show lists egress and ingress" \
 	"$(jq -r '[.[].direction] | sort | join(",")' <<<"$show")" "egress,ingress"
@@ -90,10 +94,10 @@ is "ingress hook on a veth" \
 measure sojourn
 for dir in down up; do
 	eval "gp=\$GP_sojourn_$dir rise=\$RISE_sojourn_$dir"
-	check "sojourn ${dir}load goodput % of 20 Mbit" \
-		"$(awk -v g="$gp" 'BEGIN{printf "%.1f", g / 20 * 100}')" '>=' 90
-	check "sojourn ${dir}load goodput % of 20 Mbit" \
-		"$(awk -v g="$gp" 'BEGIN{printf "%.1f", g / 20 * 100}')" '<=' 102
+	check "sojourn ${dir}load goodput % of $RATE_MBIT Mbit" \
+		"$(awk -v g="$gp" -v r="$RATE_MBIT" 'BEGIN{printf "%.1f", g / r * 100}')" '>=' 90
+	check "sojourn ${dir}load goodput % of $RATE_MBIT Mbit" \
+		"$(awk -v g="$gp" -v r="$RATE_MBIT" 'BEGIN{printf "%.1f", g / r * 100}')" '<=' 102
 	check "sojourn ${dir}load RTT rise median (ms)" "$rise" '<' 15
 	eval "probe=\$PROBE_sojourn_$dir"
 	check "sojourn ${dir}load: ping p99 rise (ms)" "$probe" '<=' 2
