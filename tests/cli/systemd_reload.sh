@@ -164,15 +164,24 @@ manager_down() {
 # turned off for this test by one more drop-in, and named.  Under a system
 # manager (sojourn.service as shipped) none of these needs a user namespace.
 sandbox_off() {
-	local refused="" opt probe ran key val off u
-	while read -r opt; do
-		probe=sjprobe$RANDOM
-		printf '[Service]\nType=oneshot\nExecStart=%s map create %s/%s type array key 4 value 4 entries 1 name %s\n%s\n' \
-			"$(command -v bpftool)" /sys/fs/bpf "$probe" "$probe" "$opt" >"$UNITS/$probe.service"
-		sctl daemon-reload </dev/null
-		ran=0; sctl start "$probe.service" </dev/null >/dev/null 2>&1 && ran=1
-		rm -f "/sys/fs/bpf/$probe" "$UNITS/$probe.service"
-		[ "$ran" = 1 ] && continue
+	local refused="" opt probe key val off u i=0
+	# one probe unit a line, all loaded by one daemon-reload
+	mapfile -t opts < <(sed -n '/^\[Service\]/,/^\[/p' "$UNITS"/sojourn.service "$UNITS"/sojourn@.service |
+		grep -E '^(Protect|Private|ReadWrite|Restrict|Lock|Memory|SystemCall|Capability|NoNewPrivileges)[A-Za-z]*=' | sort -u)
+	for opt in "${opts[@]}"; do
+		i=$((i + 1))
+		printf '[Service]\nType=oneshot\nExecStart=%s map create /sys/fs/bpf/sjprobe%d-%d type array key 4 value 4 entries 1 name sjprobe\n%s\n' \
+			"$(command -v bpftool)" $$ "$i" "$opt" >"$UNITS/sjprobe$i.service"
+	done
+	sctl daemon-reload
+	i=0
+	for opt in "${opts[@]}"; do
+		i=$((i + 1)) probe=sjprobe$i
+		if sctl start "$probe.service" >/dev/null 2>&1; then
+			rm -f "/sys/fs/bpf/sjprobe$$-$i" "$UNITS/$probe.service"
+			continue
+		fi
+		rm -f "/sys/fs/bpf/sjprobe$$-$i" "$UNITS/$probe.service"
 		key=${opt%%=*} val=${opt#*=}
 		case "$key:$val" in
 		ProtectProc:*) off=default ;;
@@ -183,8 +192,7 @@ sandbox_off() {
 		for u in sojourn.service sojourn@.service; do
 			printf '%s=%s\n' "$key" "$off" >>"$UNITS/$u.d/zz-machine.conf"
 		done
-	done < <(sed -n '/^\[Service\]/,/^\[/p' "$UNITS"/sojourn.service "$UNITS"/sojourn@.service |
-		grep -E '^(Protect|Private|ReadWrite|Restrict|Lock|Memory|SystemCall|Capability|NoNewPrivileges)[A-Za-z]*=' | sort -u)
+	done
 	[ -n "$refused" ] && log "off for this test (a user manager would put the daemon in a user namespace):$refused"
 	sctl daemon-reload
 }
