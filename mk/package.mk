@@ -41,7 +41,9 @@ install: $(OUTPUT)/sojourn $(CNI_BIN)
 # dpkg-buildpackage writes its results beside the source folder, and the
 # package's clean step empties build/: so it builds a copy of the tree (the
 # files git knows, committed or not) under $(OUTPUT)/deb, with none of this
-# make's variables (MAKEFLAGS).  lintian --pedantic must find nothing at all;
+# make's variables (MAKEFLAGS).  It is a full build (-F): the source package
+# too, so that lintian reads debian/rules and the source as well as the
+# binaries.  lintian --pedantic must find nothing at all;
 # the .deb files (sojourn and sojourn-dbgsym) are then copied to $(OUTPUT).
 DEB_TREE := $(OUTPUT)/deb/sojourn
 
@@ -56,7 +58,7 @@ deb:
 	fi | tar -xf - -C $(DEB_TREE)
 	$(call msg,DPKG,$(DEB_TREE))
 	$(Q)cd $(DEB_TREE) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-		dpkg-buildpackage -us -uc -b -jauto >../build.log 2>&1 || \
+		dpkg-buildpackage -us -uc -F -jauto >../build.log 2>&1 || \
 		{ tail -30 ../build.log; echo "make deb: see $(OUTPUT)/deb/build.log"; exit 1; }
 	$(Q)if command -v lintian >/dev/null; then \
 		lintian --pedantic -I --fail-on error,warning,info,pedantic \

@@ -4,8 +4,9 @@
 # another such test, in a bpffs of its own)
 #
 # The Debian package (debian/, `make deb`):
-#   - dpkg-buildpackage builds sojourn and sojourn-dbgsym; lintian --pedantic
-#     finds nothing (make deb fails on any tag; the log is read here);
+#   - dpkg-buildpackage builds the source package, sojourn and
+#     sojourn-dbgsym; lintian --pedantic finds nothing in any of them (make
+#     deb fails on any tag; the log is read here);
 #   - the build honoured dpkg-buildflags and left -Werror out: the compile
 #     lines carry -D_FORTIFY_SOURCE, the binaries are PIE, bind now, have
 #     RELRO, call fortified functions and are stripped, and the -dbgsym
@@ -52,6 +53,9 @@ debs=("$OUT"/sojourn_*.deb) dbgs=("$OUT"/sojourn-dbgsym_*.deb)
 deb=${debs[0]} dbg=${dbgs[0]}
 [ -f "$deb" ] || die "no sojourn .deb in $OUT"
 [ -f "$dbg" ] || die "no sojourn-dbgsym .deb in $OUT"
+# lintian read the .changes: the source package must be in it
+grep -qE ' sojourn_[^ ]+\.dsc$' "$OUT"/deb/sojourn_*.changes ||
+	die "the build made no source package: $(grep -A3 '^Files:' "$OUT"/deb/sojourn_*.changes)"
 if command -v lintian >/dev/null; then
 	tags=$(grep -E '^[EWIPXO]: ' "$WORK/deb.log")
 	[ -z "$tags" ] || die "lintian --pedantic: $tags"
