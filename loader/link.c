@@ -17,6 +17,19 @@
 #include <linux/rtnetlink.h>
 #include "link.h"
 
+/* The buffer is zeroed first: libmnl 1.0.4 (Debian 12) copies an
+ * attribute's payload and leaves its alignment padding as it was, so a
+ * name of odd length sent stack garbage to the kernel (which skips it;
+ * valgrind does not). */
+struct nlmsghdr *sj_nl_req(struct nl_req *r, __u16 type, __u16 flags)
+{
+	memset(r->buf, 0, sizeof(r->buf));
+	r->nlh = mnl_nlmsg_put_header(r->buf);
+	r->nlh->nlmsg_type = type;
+	r->nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	return r->nlh;
+}
+
 int sj_nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	char buf[SJ_NL_BUF];
@@ -113,9 +126,7 @@ static int link_query(const char *name, __u32 ifindex, struct sj_link *link)
 	int ret;
 
 	memset(link, 0, sizeof(*link));
-	r.nlh = mnl_nlmsg_put_header(r.buf);
-	r.nlh->nlmsg_type = RTM_GETLINK;
-	r.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	sj_nl_req(&r, RTM_GETLINK, NLM_F_ACK);
 	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = ifindex;

@@ -39,6 +39,9 @@ struct nl_req {
 	struct nlmsghdr *nlh;
 };
 
+/* The header of a request of type, NLM_F_REQUEST | flags, in r (link.c) */
+struct nlmsghdr *sj_nl_req(struct nl_req *r, __u16 type, __u16 flags);
+
 /* A tc request (qdisc, class, filter) in r: type, NLM_F_* beyond
  * NLM_F_REQUEST, the device and the tcmsg's handle and parent (nl.c) */
 struct nlmsghdr *sj_tc_req(struct nl_req *r, int type, __u16 flags,

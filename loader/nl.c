@@ -62,9 +62,7 @@ struct nlmsghdr *sj_tc_req(struct nl_req *r, int type, __u16 flags,
 {
 	struct tcmsg *tcm;
 
-	r->nlh = mnl_nlmsg_put_header(r->buf);
-	r->nlh->nlmsg_type = type;
-	r->nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	sj_nl_req(r, type, flags);
 	tcm = mnl_nlmsg_put_extra_header(r->nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = ifindex;
@@ -303,9 +301,7 @@ int sj_link_packets(__u32 ifindex, __u64 *rx, __u64 *tx)
 	struct nl_req r;
 	int ret;
 
-	r.nlh = mnl_nlmsg_put_header(r.buf);
-	r.nlh->nlmsg_type = RTM_GETLINK;
-	r.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	sj_nl_req(&r, RTM_GETLINK, NLM_F_ACK);
 	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = ifindex;
