@@ -2,8 +2,8 @@
 /*
  * A link's facts from rtnetlink: the one parser of RTM_NEWLINK (its
  * ifinfomsg and the IFLA attributes sojourn reads), the exchange of a
- * request and its answers, and the query of one device by name or by
- * index.  The loader's queries (nl.c) and link types (linktype.c), the
+ * request and its answers, and the query of one device by name.  The
+ * loader's queries (nl.c), the link type attach checks (linktype.c), the
  * daemon's link watch and the CNI plugin's host veth all read links
  * through here.
  */
@@ -117,21 +117,19 @@ static int lookup_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* RTM_GETLINK of the device named name, or when name is NULL of index
- * ifindex */
-static int link_query(const char *name, __u32 ifindex, struct sj_link *link)
+int sj_link_lookup(const char *name, struct sj_link *link)
 {
 	struct nl_req r;
 	struct ifinfomsg *ifm;
 	int ret;
 
 	memset(link, 0, sizeof(*link));
+	if (!name || !*name || strlen(name) >= SJ_IFNAMSIZ)
+		return -EINVAL;
 	sj_nl_req(&r, RTM_GETLINK, NLM_F_ACK);
 	ifm = mnl_nlmsg_put_extra_header(r.nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_index = ifindex;
-	if (name)
-		mnl_attr_put_strz(r.nlh, IFLA_IFNAME, name);
+	mnl_attr_put_strz(r.nlh, IFLA_IFNAME, name);
 	ret = sj_nl_talk(r.nlh, lookup_cb, link);
 	if (ret >= 0 && !link->ifindex)
 		ret = -ENODEV;
@@ -140,18 +138,4 @@ static int link_query(const char *name, __u32 ifindex, struct sj_link *link)
 	if (!link->num_tx_queues)
 		link->num_tx_queues = 1;
 	return 0;
-}
-
-int sj_link_lookup(const char *name, struct sj_link *link)
-{
-	if (!name || !*name || strlen(name) >= SJ_IFNAMSIZ) {
-		memset(link, 0, sizeof(*link));
-		return -EINVAL;
-	}
-	return link_query(name, 0, link);
-}
-
-int sj_link_lookup_index(__u32 ifindex, struct sj_link *link)
-{
-	return link_query(NULL, ifindex, link);
 }

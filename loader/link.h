@@ -62,7 +62,5 @@ int sj_nl_talk(struct nlmsghdr *nlh,
 /* the device of that name in the current namespace; -EINVAL for a bad
  * name, -ENODEV for none, -errno.  num_tx_queues is at least 1. */
 int sj_link_lookup(const char *name, struct sj_link *link);
-/* the same by index: the device the pins name, renamed or not */
-int sj_link_lookup_index(__u32 ifindex, struct sj_link *link);
 
 #endif

@@ -73,21 +73,16 @@ const char *sj_linktype_name(unsigned int arphrd)
 	return NULL;
 }
 
-int sj_linktype_get(__u32 ifindex, const char *dev, __u32 *layer)
+int sj_linktype_get(const struct sj_link *link, __u32 *layer)
 {
-	struct sj_link link;
-	int err = sj_link_lookup_index(ifindex, &link), l;
+	int l = sj_linktype_layer(link->type);
 	const char *name;
 
-	if (err < 0)
-		return sj_err("cannot read the link type of %s: %s", dev,
-			      strerror(-err));
-	l = sj_linktype_layer(link.type);
 	if (l < 0) {
-		name = sj_linktype_name(link.type);
+		name = sj_linktype_name(link->type);
 		return sj_err("%s has link type %s%s%u%s, whose frames sojourn cannot parse (it manages Ethernet and IP-only devices)",
-			      dev, name ? name : "", name ? " (" : "", link.type,
-			      name ? ")" : "");
+			      link->name, name ? name : "", name ? " (" : "",
+			      link->type, name ? ")" : "");
 	}
 	*layer = l;
 	return 0;
