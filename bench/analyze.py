@@ -188,6 +188,12 @@ def ratio(a, b):
     return f"{r:.2f}" if abs(r) >= 0.1 else f"{r:.3f}"
 
 
+def diff(a, b):
+    if a != a or b != b:
+        return "-"
+    return f"{a - b:+.1f}"
+
+
 def sort_key(s):
     return (ORDER.index(s) if s in ORDER else len(ORDER), s)
 
@@ -321,7 +327,10 @@ def main():
           f"{info.get('idle', '?')} s idle probes then {info.get('secs', '?')} s "
           f"of 4 cubic TCP flows (ECN on) per direction loaded; bulk srtt from "
           f"`ss` every 0.5 s after {info.get('warmup', '?')} s. Base RTT 40 ms "
-          "(bench/delayline, 20 ms each way). Cells: median over repetitions "
+          + ("(the kernel's netem, 20 ms each way). "
+             if info.get("delay") == "netem" else
+             "(bench/delayline, 20 ms each way). ")
+          + "Cells: median over repetitions "
           "(min..max). See bench/README.md for what each column means.", "",
           "## How noisy the machine was", "",
           f"- CPU busy during the idle phases (our probes plus everyone else "
@@ -332,7 +341,13 @@ def main():
           f"{fmt(max(r['loadavg'] for r in all_runs), 2)}."]
     for rate in rates:
         s = dl.get(rate, {})
-        if s:
+        if s.get("kind") == "netem":
+            md.append(f"- netem at {rate} (all runs): packets sent "
+                      f"{int(s.get('sent_d0', 0)) + int(s.get('sent_d1', 0))}, "
+                      f"dropped {int(s.get('dropped_d0', 0)) + int(s.get('dropped_d1', 0))} "
+                      "(its own lateness is not measured: it runs in the "
+                      "kernel's timers, not in a process).")
+        elif s:
             md.append(f"- Delay line at {rate} (all runs): frames forwarded "
                       f"{int(s.get('fwd_ab', 0)) + int(s.get('fwd_ba', 0))}, lost "
                       f"{sum(int(s.get(k, 0)) for k in ('kernel_drops', 'pool_drops', 'tx_errors'))}, "
@@ -384,6 +399,19 @@ def main():
                               f"| {ratio(med(rs, 'icmp_rise99'), med(rr, 'icmp_rise99'))} "
                               f"| {ratio(med(rs, 'srtt_rise'), med(rr, 'srtt_rise'))} "
                               f"| {ratio(med(rs, 'goodput'), med(rr, 'goodput'))} |")
+                # a ratio of two rises near 0 (both AQMs keep the probe at
+                # its idle delay) says nothing: the differences, in ms
+                md += ["", f"Differences to {rsys} (medians, ms; < 0 is lower):", "",
+                       "| system | UDP rise p99 | UDP rise p99 after warm-up "
+                       "| ICMP rise p99 | TCP srtt rise |",
+                       "|---|---:|---:|---:|---:|"]
+                for s in systems:
+                    rs = runs.get((rate, load, s))
+                    if not rs or s == rsys:
+                        continue
+                    md.append("| " + s + "".join(
+                        f" | {diff(med(rs, k), med(rr, k))}" for k in
+                        ("udp_rise99", "udp_rise99s", "icmp_rise99", "srtt_rise")) + " |")
                 md.append("")
     made = plots(runs, out, name, rates, loads, systems)
     md += ["## Plots", ""] + [f"![{os.path.basename(p)}]({os.path.basename(p)})"

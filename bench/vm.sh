@@ -11,7 +11,9 @@
 # KVM): VM_CPUS vCPUs, each a host thread, at nice 10.
 #
 # Environment: VMDIR, KPKG (kernel package), VM_CPUS (2), VM_MEM (2048),
-# VM_TIMEOUT (s), and rrul.sh's RATES SYSTEMS LOADS REPS SECS IDLE QUICK.
+# VM_TIMEOUT (s), DELAY_KIND (netem; delayline as on the host),
+# SJ_ATTACH (words added to every attach, after `hook clsact`) and
+# rrul.sh's RATES SYSTEMS LOADS REPS SECS IDLE QUICK.
 set -u
 BENCH=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH/.." && pwd)
@@ -28,6 +30,7 @@ RATES=${RATES:-20mbit}
 SYSTEMS=${SYSTEMS:-fifo red sfq codel fq_codel cake sojourn_nofair sojourn sojourn_sparse}
 LOADS=${LOADS:-up down both}
 REPS=${REPS:-3} SECS=${SECS:-30} IDLE=${IDLE:-6} NAME=${NAME:-vm}
+DELAY_KIND=${DELAY_KIND:-netem}	# bench/lib/net.sh: the guest's kernel has it
 VM_TIMEOUT=${VM_TIMEOUT:-14400}
 OUT=$VMDIR/out
 
@@ -44,10 +47,10 @@ cp "$ROOT/build/sojourn" "$ROOT/build/delayline" "$VMDIR/" || exit 1
 vm_guest_script "$OUT"
 cat >>"$OUT/run.sh" <<EOF
 cd "$ROOT" || exit 1
-DELAYLINE="$VMDIR/delayline" bench/capacity.sh >/tmp/out/capacity 2>&1
+DELAY_KIND=$DELAY_KIND DELAYLINE="$VMDIR/delayline" bench/capacity.sh >/tmp/out/capacity 2>&1
 echo "guest capacity: \$(tail -1 /tmp/out/capacity)"
-SOJOURN="$VMDIR/sojourn" DELAYLINE="$VMDIR/delayline" SJ_ATTACH="hook clsact" \\
-RATES="$RATES" SYSTEMS="$SYSTEMS" LOADS="$LOADS" REPS=$REPS SECS=$SECS \\
+SOJOURN="$VMDIR/sojourn" DELAYLINE="$VMDIR/delayline" SJ_ATTACH="hook clsact ${SJ_ATTACH:-}" \\
+DELAY_KIND=$DELAY_KIND RATES="$RATES" SYSTEMS="$SYSTEMS" LOADS="$LOADS" REPS=$REPS SECS=$SECS \\
 IDLE=$IDLE NAME=$NAME RAW=/tmp/out/raw ANALYZE=0 SS_PERIOD=1 bench/rrul.sh
 echo "rc \$?" >/tmp/out/rc
 EOF

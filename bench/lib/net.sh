@@ -24,6 +24,13 @@
 # Globals: BN_ROOT SOJOURN DELAYLINE NS_C NS_R NS_D NS_S DEV_C DEV_RC DEV_RS
 # DEV_DR DEV_DS DEV_S IP_C IP_S WORK.  DELAY_MS (one way) and DELAY_RULES
 # ("PORT=MS ...", per-port one-way delays) are read by net_up.
+#
+# DELAY_KIND=netem (a kernel that has it: the 6.1 VM) replaces the delay
+# line with the kernel's netem on both veths of the delay namespace and a
+# mirred redirect between them, a wire as the delay line is.  Under TCG the
+# delay line is a process two busy vCPUs must schedule: p99 10 ms late in
+# bench/results/vm-up3.md, as large as the probe tails it was measuring;
+# netem runs in the kernel's timers.  No DELAY_RULES with it.
 
 BN_ROOT=${BN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SOJOURN=${SOJOURN:-$BN_ROOT/build/sojourn}
@@ -36,6 +43,7 @@ DEV_DR=${BN_ID}d0 DEV_DS=${BN_ID}d1 DEV_S=${BN_ID}s0
 IP_C=198.18.1.1 IP_RC=198.18.1.254 IP_RS=198.18.2.254 IP_S=198.18.2.1
 DELAY_MS=${DELAY_MS:-20}
 DELAY_RULES=${DELAY_RULES:-}
+DELAY_KIND=${DELAY_KIND:-delayline}
 NET_UP=0
 
 # shellcheck source=SCRIPTDIR/../../tests/lib/table.sh
@@ -50,7 +58,11 @@ ind() { ip netns exec "$NS_D" "$@"; }
 net_require() {
 	local t
 	[ "$(id -u)" = 0 ] || skip "needs root"
-	[ -x "$DELAYLINE" ] || skip "$DELAYLINE not built (make tests)"
+	if [ "$DELAY_KIND" = netem ]; then
+		[ -z "$DELAY_RULES" ] || die "DELAY_KIND=netem takes no DELAY_RULES"
+	else
+		[ -x "$DELAYLINE" ] || skip "$DELAYLINE not built (make tests)"
+	fi
 	for t in ip tc ss ethtool fping nsenter "$@"; do
 		command -v "$t" >/dev/null || skip "$t not installed"
 	done
@@ -106,7 +118,20 @@ net_up() {
 # delayline_start MS: the delay line, MS each way (and DELAY_RULES), and
 # wait until the server answers through it
 delayline_start() {
-	local args=() r
+	local args=() r d
+	if [ "$DELAY_KIND" = netem ]; then
+		# each veth's egress delays; what arrives on one leaves by the
+		# other (limit: far above 20 ms at 100 Mbit, ~170 packets)
+		for d in "$DEV_DR:$DEV_DS" "$DEV_DS:$DEV_DR"; do
+			ind tc qdisc replace dev "${d%%:*}" root netem delay "${1}ms" limit 100000 &&
+			ind tc qdisc replace dev "${d%%:*}" clsact &&
+			ind tc filter add dev "${d%%:*}" ingress matchall \
+				action mirred egress redirect dev "${d##*:}" ||
+				die "netem delay on ${d%%:*}"
+		done
+		await_server 1000 "no path through netem at $1 ms: $IP_S unreachable from client"
+		return
+	fi
 	for r in $DELAY_RULES; do args+=(-p "$r"); done
 	ip netns exec "$NS_D" "$DELAYLINE" -d "$1" "${args[@]}" "$DEV_DR" "$DEV_DS" \
 		>>"$WORK/delayline.out" 2>&1 &
@@ -117,6 +142,21 @@ delayline_start() {
 # delayline_stop: stop the delay line; its statistics line is then the
 # last line of $WORK/delayline.out
 delayline_stop() {
+	local d
+	if [ "$DELAY_KIND" = netem ]; then
+		# the statistics line: what netem sent and dropped each way
+		{
+			printf 'kind netem delay_ms %s' "$DELAY_MS"
+			for d in "$DEV_DR" "$DEV_DS"; do
+				ind tc -s -j qdisc show dev "$d" root |
+					jq -r --arg d "${d: -2}" '.[0] |
+					" sent_\($d) \(.packets) dropped_\($d) \(.drops)"' |
+					tr -d '\n'
+			done
+			echo
+		} >>"$WORK/delayline.out"
+		return 0
+	fi
 	[ -n "$DELAYLINE_PID" ] || return 1
 	kill -TERM "$DELAYLINE_PID" 2>/dev/null
 	for _ in $(seq 50); do

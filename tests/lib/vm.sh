@@ -127,8 +127,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 printf '#!/bin/sh\nexec /sbin/modprobe -d "$VMDIR/root" "\$@"\n' >/tmp/modprobe
 chmod +x /tmp/modprobe
 echo /tmp/modprobe >/proc/sys/kernel/modprobe
-for m in veth sch_htb sch_tbf sch_codel sch_fq_codel sch_sfq sch_red sch_cake \\
-	sch_ingress cls_bpf cls_u32 inet_diag tcp_diag udp_diag; do
+for m in veth sch_htb sch_tbf sch_codel sch_fq_codel sch_sfq sch_red sch_cake sch_netem \\
+	sch_ingress cls_bpf cls_u32 cls_matchall act_mirred inet_diag tcp_diag udp_diag; do
 	/tmp/modprobe \$m || echo "guest: modprobe \$m failed"
 done
 echo "guest: kernel \$(uname -r), \$(nproc) CPUs"
