@@ -24,7 +24,7 @@
 #
 # Each phase: 4 cubic uploads, then the load ends abruptly the moment the
 # root's queue stands above CUT_MS (FIFO) or, with sojourn attached, above
-# its 5 ms target while its mark and drop counters have just moved (it is
+# its target while its mark and drop counters have just moved (it is
 # signalling: the hardest moment; a working CoDel seldom lets the queue
 # reach CUT_MS, a CI run saw it stay below for all 5 s), or after 10-15 s of
 # waiting for that (a blackhole rule at the router for their
@@ -65,7 +65,7 @@ topo_require sojourn chrt nstat python3 timeout
 LOAD=${LOAD:-20}
 LOAD_FIFO=${LOAD_FIFO:-10}
 CUT_MS=${CUT_MS:-10}		# FIFO's queue delay at the cut: twice the target
-TARGET_MS=5			# sojourn's default target
+TARGET_MS=			# sojourn's target: read from the attachment
 NAPI_BUDGET_US=${NAPI_BUDGET_US:-10}
 LISTEN_PORT=5301
 N_NEW=20			# connections and pings after the load
@@ -263,6 +263,8 @@ log "sojourn attach $DEV_RS -n $NS_R"
 sj attach "$DEV_RS" -n "$NS_R" ||
 	{ verdict "sojourn attach" $?; finish field_idle; }
 ATTACHED=1
+TARGET_MS=$(sj show "$DEV_RS" -j -n "$NS_R" | jq '.[0].target / 1000')
+[ -n "$TARGET_MS" ] || die "no target in show -j"
 log "sojourn: 4 cubic flows for ${LOAD}s, then the cut"
 phase codel 5202 "$LOAD"
 report "sojourn"
