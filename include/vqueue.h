@@ -11,9 +11,8 @@
  * An idle queue earns credit: the clock may trail now by up to `burst`
  * bytes' time, so a burst of that size leaves without waiting.
  *
- * The horizon bounds the clock: no packet is admitted to start later than
- * now + horizon (the bulk's ceiling is an eighth earlier, so that a sparse
- * flow still finds room).  A packet
+ * The horizon bounds the clock: a packet that would start later than
+ * now + horizon is dropped (a sparse flow's, an eighth later).  A packet
  * we cannot parse (non-IP, a bad or too deep header) uses the link too and
  * is policed at the rate, below a lower ceiling (sj_vq_ceiling).
  *
@@ -110,25 +109,20 @@ struct sj_vq_pkt {
 };
 
 /*
- * The room kept for sparse flows below the horizon: an eighth of it.  At
- * its ceiling the bulk fills every slot the clock frees (a sender the law
- * cannot slow: a path whose BDP is below one packet, a flood), and a
- * sparse packet held to the bulk's ceiling lost one ping in ten on
- * rate_container's 0.1 ms path (one in two with no sparse path).  So the
- * bulk meets its ceiling an eighth before the horizon and a sparse flow's
- * packet may go up to the horizon itself.  What a sparse packet pushes the
- * clock past the bulk's ceiling the bulk pays for: its packets meet the
- * ceiling until the clock is back under it, so the rate holds.  Nothing
- * is admitted beyond the horizon, whatever the mix (issue 15: a burst of
- * sparse packets once took the clock to 9/8 of it, when the margin lay
- * beyond the horizon), so the clock stays within the horizon plus one
- * packet's own time.
+ * How far past the horizon a sparse flow's packet may still go ahead: an
+ * eighth of it.  At the horizon the bulk fills every slot the clock frees
+ * (a sender the law cannot slow: a path whose BDP is below one packet, a
+ * flood), and a sparse packet held to the bulk's ceiling lost one ping in
+ * ten on rate_container's 0.1 ms path (one in two with no sparse path).
+ * What it pushes the clock past the horizon the bulk pays for: its packets
+ * meet the horizon until the clock is back under it, so the rate holds;
+ * the clock stays within 9/8 of the horizon plus one packet's time.
  */
 #define SJ_VQ_SPARSE_MARGIN_SHIFT	3
 
-/* The longest sojourn this packet may be admitted with: the horizon for a
- * sparse flow's; an eighth less for the bulk's; one we could not parse,
- * its own lower ceiling */
+/* The longest sojourn this packet may be admitted with: the horizon; a
+ * sparse flow's, an eighth more; one we could not parse, its own lower
+ * ceiling */
 static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
 					   __u64 horizon_ns,
 					   const struct sj_vq_pkt *pkt)
@@ -136,8 +130,8 @@ static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
 	if (pkt->exempt)
 		return sj_vq_exempt_ceiling(p, horizon_ns, pkt->len);
 	if (pkt->sparse)
-		return horizon_ns;
-	return horizon_ns - (horizon_ns >> SJ_VQ_SPARSE_MARGIN_SHIFT);
+		return horizon_ns + (horizon_ns >> SJ_VQ_SPARSE_MARGIN_SHIFT);
+	return horizon_ns;
 }
 
 /*
@@ -152,7 +146,7 @@ static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
  * behind the pod's own bulk (pace) nor takes the bulk's drops (police).
  * Its bytes still use the link: they push the clock the bulk waits on,
  * and the horizon holds it back, an eighth further out than the bulk's
- * ceiling (sj_vq_ceiling), so the clock stays within the horizon.  The law sees
+ * (sj_vq_ceiling), so the clock stays within its bound.  The law sees
  * only the bulk's sojourns: a sparse packet's 0 would end its dropping
  * state.  It cannot pass a packet of
  * its own flow that waits: pace hands departures to fq, whose queue per
@@ -172,9 +166,9 @@ static __always_inline void sj_vq_admit(struct sj_queue *q,
 	r->verdict = SJ_PASS;
 	r->start_ns = start;
 	r->sojourn_ns = sj_vq_sojourn(start, pkt->now);
-	/* nothing is admitted to start later than now + horizon (the bulk:
-	 * 7/8 of it), so the clock is never further ahead than that plus one
-	 * packet's own time; one we could not parse only
+	/* nothing is admitted to start later than now + horizon (a sparse
+	 * flow's packet: 9/8 of it), so the clock is never further ahead
+	 * than that plus one packet's own time; one we could not parse only
 	 * below its lower ceiling, so that a flood of them is policed at the
 	 * rate and never stands in the way of parsed packets */
 	if (r->sojourn_ns > sj_vq_ceiling(p, horizon_ns, pkt)) {
