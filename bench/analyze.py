@@ -194,6 +194,15 @@ def diff(a, b):
     return f"{a - b:+.1f}"
 
 
+# the medians compared with a reference system, in its tables' order
+RISES = ("udp_rise99", "udp_rise99s", "icmp_rise99", "srtt_rise")
+
+
+def row(s, rs, rr, cmp, keys):
+    """One system's table row: cmp(its median, the reference's) per key"""
+    return f"| {s} | " + " | ".join(cmp(med(rs, k), med(rr, k)) for k in keys) + " |"
+
+
 def sort_key(s):
     return (ORDER.index(s) if s in ORDER else len(ORDER), s)
 
@@ -386,32 +395,20 @@ def main():
                     rr = runs.get((rate, load, rsys))
                 if not rr:
                     continue
+                others = [(s, runs[(rate, load, s)]) for s in systems
+                          if s != rsys and runs.get((rate, load, s))]
                 md += [f"Ratios to {rsys} (medians; < 1 is lower):", "",
                        "| system | UDP rise p99 | UDP rise p99 after warm-up "
                        "| ICMP rise p99 | TCP srtt rise | goodput |",
                        "|---|---:|---:|---:|---:|---:|"]
-                for s in systems:
-                    rs = runs.get((rate, load, s))
-                    if not rs or s == rsys:
-                        continue
-                    md.append(f"| {s} | {ratio(med(rs, 'udp_rise99'), med(rr, 'udp_rise99'))} "
-                              f"| {ratio(med(rs, 'udp_rise99s'), med(rr, 'udp_rise99s'))} "
-                              f"| {ratio(med(rs, 'icmp_rise99'), med(rr, 'icmp_rise99'))} "
-                              f"| {ratio(med(rs, 'srtt_rise'), med(rr, 'srtt_rise'))} "
-                              f"| {ratio(med(rs, 'goodput'), med(rr, 'goodput'))} |")
+                md += [row(s, rs, rr, ratio, RISES + ("goodput",)) for s, rs in others]
                 # a ratio of two rises near 0 (both AQMs keep the probe at
                 # its idle delay) says nothing: the differences, in ms
                 md += ["", f"Differences to {rsys} (medians, ms; < 0 is lower):", "",
                        "| system | UDP rise p99 | UDP rise p99 after warm-up "
                        "| ICMP rise p99 | TCP srtt rise |",
                        "|---|---:|---:|---:|---:|"]
-                for s in systems:
-                    rs = runs.get((rate, load, s))
-                    if not rs or s == rsys:
-                        continue
-                    md.append("| " + s + "".join(
-                        f" | {diff(med(rs, k), med(rr, k))}" for k in
-                        ("udp_rise99", "udp_rise99s", "icmp_rise99", "srtt_rise")) + " |")
+                md += [row(s, rs, rr, diff, RISES) for s, rs in others]
                 md.append("")
     made = plots(runs, out, name, rates, loads, systems)
     md += ["## Plots", ""] + [f"![{os.path.basename(p)}]({os.path.basename(p)})"
