@@ -11,10 +11,11 @@
  * An idle queue earns credit: the clock may trail now by up to `burst`
  * bytes' time, so a burst of that size leaves without waiting.
  *
- * The horizon bounds the clock: a packet that would start later than
- * now + horizon is dropped (a sparse flow's, an eighth later).  A packet
- * we cannot parse (non-IP, a bad or too deep header) uses the link too and
- * is policed at the rate, below a lower ceiling (sj_vq_ceiling).
+ * The horizon bounds the clock: no packet, of any kind, is admitted to
+ * start later than now + horizon (sj_vq_ceiling: the bulk meets its
+ * ceiling a ninth short of it, the last ninth is kept for sparse flows).
+ * A packet we cannot parse (non-IP, a bad or too deep header) uses the
+ * link too and is policed at the rate, below a lower ceiling.
  *
  * Pure arithmetic: the BPF programs call it under the queue's lock
  * (bpf/rate.bpf.h), the unit tests call it directly.
@@ -59,6 +60,21 @@ static __always_inline __u64 sj_vq_backlog(__u64 sojourn_ns, __u64 rate_Bps)
 }
 
 /*
+ * How far ahead the bulk may start: 8/9 of the horizon.  The last ninth is
+ * the sparse flows' room (sj_vq_ceiling), inside the horizon, so that the
+ * horizon bounds every packet's start, as fq's does (Linux 5.7+ sch_fq.c,
+ * fq_packet_beyond_horizon: skb->tstamp, the packet's start, against now +
+ * horizon).  The default horizon, 225 ms, puts the bulk's ceiling at the
+ * 200 ms it was measured at (include/sojourn.h).
+ */
+#define SJ_VQ_SPARSE_ROOM_DIV	9
+
+static __always_inline __u64 sj_vq_bulk_ceiling(__u64 horizon_ns)
+{
+	return horizon_ns - horizon_ns / SJ_VQ_SPARSE_ROOM_DIV;
+}
+
+/*
  * How long a packet we could not parse may wait at most.  Such packets get
  * no CoDel signal (they could neither be marked nor be trusted to answer
  * one), so they are held below the level the law keeps the queue at for
@@ -69,9 +85,9 @@ static __always_inline __u64 sj_vq_backlog(__u64 sojourn_ns, __u64 rate_Bps)
  * to parsed packets alone, during a flood and right after it.
  *
  * Small ones (ARP, STP, LACP: SJ_VQ_CONTROL_LEN bytes at most) may wait up
- * to half the horizon instead: a queue CoDel keeps near its target must
- * not starve a host of its neighbour resolution.  A flood of them is still
- * policed at the rate and leaves parsed packets half the horizon.
+ * to half the bulk's ceiling instead: a queue CoDel keeps near its target
+ * must not starve a host of its neighbour resolution.  A flood of them is
+ * still policed at the rate and leaves parsed packets the other half.
  */
 #define SJ_VQ_CONTROL_LEN	128
 
@@ -79,10 +95,11 @@ static __always_inline __u64 sj_vq_exempt_ceiling(const struct codel_params *p,
 						  __u64 horizon_ns, __u32 len)
 {
 	__u64 target_ns = CODEL_TO_NS(p->target);
+	__u64 bulk_ns = sj_vq_bulk_ceiling(horizon_ns);
 
 	if (len <= SJ_VQ_CONTROL_LEN)
-		return horizon_ns / 2;
-	return (target_ns < horizon_ns ? target_ns : horizon_ns) / 2;
+		return bulk_ns / 2;
+	return (target_ns < bulk_ns ? target_ns : bulk_ns) / 2;
 }
 
 enum sj_verdict {
@@ -109,20 +126,17 @@ struct sj_vq_pkt {
 };
 
 /*
- * How far past the horizon a sparse flow's packet may still go ahead: an
- * eighth of it.  At the horizon the bulk fills every slot the clock frees
- * (a sender the law cannot slow: a path whose BDP is below one packet, a
- * flood), and a sparse packet held to the bulk's ceiling lost one ping in
- * ten on rate_container's 0.1 ms path (one in two with no sparse path).
- * What it pushes the clock past the horizon the bulk pays for: its packets
- * meet the horizon until the clock is back under it, so the rate holds;
- * the clock stays within 9/8 of the horizon plus one packet's time.
+ * The longest sojourn this packet may be admitted with.  A sparse flow's:
+ * the horizon itself, a ninth beyond the bulk's ceiling.  At that ceiling
+ * the bulk fills every slot the clock frees (a sender the law cannot slow:
+ * a path whose BDP is below one packet, a flood), and a sparse packet held
+ * to it lost one ping in ten on rate_container's 0.1 ms path (one in two
+ * with no sparse path).  What it pushes the clock past the bulk's ceiling
+ * the bulk pays for: its packets meet the ceiling until the clock is back
+ * under it, so the rate holds.  One we could not parse: its own lower
+ * ceiling.  None starts later than now + horizon, so the clock is never
+ * further ahead than that plus one packet's own time.
  */
-#define SJ_VQ_SPARSE_MARGIN_SHIFT	3
-
-/* The longest sojourn this packet may be admitted with: the horizon; a
- * sparse flow's, an eighth more; one we could not parse, its own lower
- * ceiling */
 static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
 					   __u64 horizon_ns,
 					   const struct sj_vq_pkt *pkt)
@@ -130,8 +144,8 @@ static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
 	if (pkt->exempt)
 		return sj_vq_exempt_ceiling(p, horizon_ns, pkt->len);
 	if (pkt->sparse)
-		return horizon_ns + (horizon_ns >> SJ_VQ_SPARSE_MARGIN_SHIFT);
-	return horizon_ns;
+		return horizon_ns;
+	return sj_vq_bulk_ceiling(horizon_ns);
 }
 
 /*
@@ -145,8 +159,8 @@ static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
  * it takes no signal, so a DNS query or a probe in a pod neither waits
  * behind the pod's own bulk (pace) nor takes the bulk's drops (police).
  * Its bytes still use the link: they push the clock the bulk waits on,
- * and the horizon holds it back, an eighth further out than the bulk's
- * (sj_vq_ceiling), so the clock stays within its bound.  The law sees
+ * and the horizon holds it back, a ninth further out than the bulk's
+ * ceiling (sj_vq_ceiling), so the clock stays within its bound.  The law sees
  * only the bulk's sojourns: a sparse packet's 0 would end its dropping
  * state.  It cannot pass a packet of
  * its own flow that waits: pace hands departures to fq, whose queue per
@@ -166,11 +180,11 @@ static __always_inline void sj_vq_admit(struct sj_queue *q,
 	r->verdict = SJ_PASS;
 	r->start_ns = start;
 	r->sojourn_ns = sj_vq_sojourn(start, pkt->now);
-	/* nothing is admitted to start later than now + horizon (a sparse
-	 * flow's packet: 9/8 of it), so the clock is never further ahead
-	 * than that plus one packet's own time; one we could not parse only
-	 * below its lower ceiling, so that a flood of them is policed at the
-	 * rate and never stands in the way of parsed packets */
+	/* nothing is admitted to start later than now + horizon (the bulk:
+	 * 8/9 of it), so the clock is never further ahead than that plus one
+	 * packet's own time; one we could not parse only below its lower
+	 * ceiling, so that a flood of them is policed at the rate and never
+	 * stands in the way of parsed packets */
 	if (r->sojourn_ns > sj_vq_ceiling(p, horizon_ns, pkt)) {
 		r->verdict = SJ_OVERLIMIT;
 		return;

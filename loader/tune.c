@@ -136,11 +136,11 @@ int sj_tune_parse(struct sj_tune *t, int argc, char **argv, bool attach)
 	return 0;
 }
 
-/* The default burst, cut down at low rates to a quarter of the horizon:
- * 32 KB take 262 ms at 1 Mbit, more than the whole default horizon. */
+/* The default burst, cut down at low rates to a quarter of the bulk's
+ * ceiling: 32 KB take 262 ms at 1 Mbit, more than the whole default horizon. */
 static __u64 burst_of(const struct sj_tune *t)
 {
-	__u64 quarter = t->horizon_ns / 4000 * t->rate_Bps / 1000000;
+	__u64 quarter = sj_vq_bulk_ceiling(t->horizon_ns) / 4000 * t->rate_Bps / 1000000;
 
 	if (t->burst_bytes)
 		return t->burst_bytes;
@@ -209,9 +209,9 @@ int sj_tune_problem(const struct sj_tune *t, bool conf, char *msg, size_t len,
 	if (t->sparse != SJ_SPARSE_OFF)
 		return problem(msg, len, blame, SJ_O_SPARSE_CLASS, SJ_O_NONE,
 			       "sparse_class is for real-queue mode: rate mode has no queue to go ahead in");
-	if (t->horizon_ns <= t->target_ns)
+	if (sj_vq_bulk_ceiling(t->horizon_ns) <= t->target_ns)
 		return problem(msg, len, blame, SJ_O_HORIZON, SJ_O_TARGET,
-			       "horizon must be above target (%s)",
+			       "horizon must be above target (%s) by an eighth: the bulk's ceiling is 8/9 of it",
 			       sj_format_time(t->target_ns, a, sizeof(a)));
 	/* within its limit (above), the burst's time to leave fits in 64 bits */
 	if (sj_vq_tx_ns(burst_of(t), t->rate_Bps) > t->horizon_ns)

@@ -138,7 +138,7 @@ EOF
 DPID=$!
 for _ in $(seq 100); do [ "$("$SOJOURN" show "$DEV" -j 2>/dev/null | jq length)" = 2 ] && break; sleep 0.05; done
 got=$("$SOJOURN" show "$DEV" -j | jq -c 'sort_by(.direction) | [.[] | [.direction, .rate, .target, .interval, .horizon, .overhead]]')
-want='[["egress",2500000,4000,80000,200000,18],["ingress",12500000,2000,80000,150000,18]]'
+want='[["egress",2500000,4000,80000,225000,18],["ingress",12500000,2000,80000,150000,18]]'
 [ "$got" = "$want" ] || die "asymmetric rule: got $got, want $want ($(cat "$WORK/daemon.log"))"
 kill "$DPID"; wait "$DPID"; DPID=
 [ "$("$SOJOURN" show "$DEV" -j | jq length)" = 0 ] || die "DetachOnExit=yes left $DEV attached"

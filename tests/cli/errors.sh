@@ -293,6 +293,9 @@ expect_error "attach: burst beyond the horizon" 'longer than the horizon' \
 	sj attach "$DN" rate 1mbit burst 1mb horizon 100ms -n "$NS"
 expect_error "attach: horizon below target" 'horizon must be above target' \
 	sj attach "$DN" rate 1mbit horizon 1ms -n "$NS"
+# above the target, but not the bulk's ceiling (8/9 of it: 4.9 ms)
+expect_error "attach: horizon's bulk ceiling below target" 'horizon must be above target .* by an eighth' \
+	sj attach "$DN" rate 1mbit horizon 5500us -n "$NS"
 expect_error "attach: ingress without rate" 'ingress needs rate mode' \
 	sj attach "$DN" ingress -n "$NS"
 expect_error "attach: pace at ingress" 'pace is for egress' \

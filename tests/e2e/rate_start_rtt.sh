@@ -27,7 +27,7 @@
 #                  ingress policer has (tc's police action is not in this
 #                  kernel: no CONFIG_NET_ACT_POLICE): rate 20mbit, target
 #                  199ms interval 100s ce_threshold off, so that nothing
-#                  marks or signals and only the 200 ms horizon drops, a
+#                  marks or signals and only the bulk's 200 ms ceiling drops, a
 #                  token bucket of 500 KB plus the 32 KB burst.  Printed, not judged (2026-12:
 #                  1000-1700 retransmits, 7-12 %, goodput 17-19.5 Mbit/s).
 #   codel          CoDel alone (`ce_threshold off`, the default before

@@ -88,35 +88,37 @@ static void test_burst_credit(void)
 	CHECK(r.sojourn_ns == MS, "past the burst waits %llu", r.sojourn_ns);
 }
 
-/* Beyond the horizon: dropped, and the clock does not move. */
+/* Beyond the bulk's ceiling: dropped, and the clock does not move. */
 static void test_horizon(void)
 {
 	struct codel_params p = params(1);
 	struct sj_queue q = { .departure_ns = 0 };
 	__u64 now = 10 * 1000 * MS, rate = 1500000, before;
+	__u64 horizon = 45 * MS / 2;	/* the bulk's ceiling, 8/9: 20 ms */
 	struct sj_rate_result r;
 	int i, over = 0;
 
 	for (i = 0; i < 100; i++) {
-		r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 0, 1);
+		r = admit(&q, &p, rate, 0, horizon, now, 1500, 0, 1);
 		over += r.verdict == SJ_OVERLIMIT;
 	}
-	/* sojourns 0..20 ms pass (21 packets), the other 79 are over */
+	/* sojourns 0..20 ms pass (21 packets), the other 79 are over the
+	 * bulk's ceiling */
 	CHECK(over == 79, "over the horizon: %d", over);
 	before = q.departure_ns;
-	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 0, 1);
+	r = admit(&q, &p, rate, 0, horizon, now, 1500, 0, 1);
 	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
 	      "an overlimit packet moved the clock");
 	/* an unparsed packet is held to half of CoDel's 5 ms target:
 	 * dropped while the queue is longer, and the clock stays */
 	now += 18 * MS;
-	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 1, 0);
+	r = admit(&q, &p, rate, 0, horizon, now, 1500, 1, 0);
 	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
 	      "exempt packet 3 ms out: verdict %d, clock moved %lld",
 	      r.verdict, (long long)(q.departure_ns - before));
 	/* within it, it passes and uses the link */
 	now += MS;
-	r = admit(&q, &p, rate, 0, 20 * MS, now, 1500, 1, 0);
+	r = admit(&q, &p, rate, 0, horizon, now, 1500, 1, 0);
 	CHECK(r.verdict == SJ_PASS && q.departure_ns == before + MS,
 	      "exempt packet 2 ms out: verdict %d", r.verdict);
 }
@@ -266,7 +268,7 @@ static void test_codel_on_sojourn(void)
  * A sparse flow's packet waits behind no one: with 10 ms standing and the
  * law dropping non-ECT packets, it starts now, takes no signal, leaves
  * the law as it was, and still pushes the clock by its own time; the
- * horizon holds it back an eighth further out than the bulk.
+ * horizon holds it back a ninth further out than the bulk's ceiling.
  */
 static void test_sparse_goes_ahead(void)
 {
@@ -307,21 +309,21 @@ static void test_sparse_goes_ahead(void)
 	CHECK(r.start_ns == before + pkt.tx_ns, "bulk start %llu, want %llu",
 	      r.start_ns, before + pkt.tx_ns);
 
-	/* at a horizon of 80 ms: the bulk's ceiling is 80 ms, a sparse
-	 * packet's 90 ms */
+	/* at a horizon of 90 ms: the bulk's ceiling is 80 ms, a sparse
+	 * packet's the horizon */
 	q.departure_ns = now + 85 * MS;
 	before = q.departure_ns;
-	r = admit(&q, &p, rate, 0, 80 * MS, now, 1500, 0, 1);
+	r = admit(&q, &p, rate, 0, 90 * MS, now, 1500, 0, 1);
 	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
-	      "bulk packet 85 ms out, horizon 80 ms: verdict %d", r.verdict);
-	sj_vq_admit(&q, &p, rate, 0, 80 * MS, &pkt, &r);
+	      "bulk packet 85 ms out, horizon 90 ms: verdict %d", r.verdict);
+	sj_vq_admit(&q, &p, rate, 0, 90 * MS, &pkt, &r);
 	CHECK(r.verdict == SJ_PASS && q.departure_ns == before + pkt.tx_ns,
-	      "sparse packet 85 ms out, horizon 80 ms: verdict %d", r.verdict);
+	      "sparse packet 85 ms out, horizon 90 ms: verdict %d", r.verdict);
 	q.departure_ns = now + 91 * MS;
 	before = q.departure_ns;
-	sj_vq_admit(&q, &p, rate, 0, 80 * MS, &pkt, &r);
+	sj_vq_admit(&q, &p, rate, 0, 90 * MS, &pkt, &r);
 	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
-	      "sparse packet 91 ms out, horizon 80 ms: verdict %d, clock moved %lld",
+	      "sparse packet 91 ms out, horizon 90 ms: verdict %d, clock moved %lld",
 	      r.verdict, (long long)(q.departure_ns - before));
 
 	/* an idle queue's credit: it starts no later than now either */
@@ -331,6 +333,55 @@ static void test_sparse_goes_ahead(void)
 	CHECK(r.verdict == SJ_PASS && r.start_ns == now - 5 * MS && r.sojourn_ns == 0,
 	      "idle: start %lld from now, sojourn %llu",
 	      (long long)(r.start_ns - now), r.sojourn_ns);
+}
+
+/*
+ * Nothing pushes the clock past the horizon (issue 15): a flood at twice
+ * the rate with one sparse packet in eight, then 100 sparse packets at
+ * once.  No packet is admitted to start later than now + horizon, so the
+ * clock is never further ahead than that plus the packet's own time (the
+ * rule of fq's horizon, which sch_fq.c applies to skb->tstamp, a packet's
+ * start).  Before the sparse room lay inside the horizon, the flood and
+ * the burst put the clock 225.3 ms ahead against 200.
+ */
+static void test_horizon_holds_everyone(void)
+{
+	struct codel_params p = params(1);
+	struct sj_queue q = { .departure_ns = 0 };
+	__u64 rate = 2500000, horizon = 200 * MS, burst = 32768;
+	__u64 now = 10 * 1000 * MS, end = now + 2000 * MS;
+	__u64 tx = sj_vq_tx_ns(1500, rate), ahead, ahead_max = 0;
+	struct sj_vq_pkt pkt = { .len = 1500, .sparse = 1, .tx_ns = tx };
+	struct sj_rate_result r;
+	int i, sparse_passed = 0;
+
+	for (i = 0; now < end; i++, now += tx / 2) {
+		if (i % 8 == 7) {
+			pkt.now = now;
+			sj_vq_admit(&q, &p, rate, sj_vq_tx_ns(burst, rate),
+				    horizon, &pkt, &r);
+		} else {
+			admit(&q, &p, rate, burst, horizon, now, 1500, 0, 1);
+		}
+		ahead = q.departure_ns > now ? q.departure_ns - now : 0;
+		if (ahead > ahead_max)
+			ahead_max = ahead;
+	}
+	for (i = 0; i < 100; i++) {
+		pkt.now = now;
+		sj_vq_admit(&q, &p, rate, sj_vq_tx_ns(burst, rate), horizon,
+			    &pkt, &r);
+		sparse_passed += r.verdict == SJ_PASS;
+		ahead = q.departure_ns - now;
+		if (ahead > ahead_max)
+			ahead_max = ahead;
+	}
+	CHECK(ahead_max <= horizon + tx,
+	      "the clock ran %llu us ahead, horizon %llu us and one packet %llu us",
+	      ahead_max / 1000, horizon / 1000, tx / 1000);
+	/* the sparse room is still there: the burst's first packets pass */
+	CHECK(sparse_passed >= 10, "%d of 100 sparse packets passed at the bulk's ceiling",
+	      sparse_passed);
 }
 
 /*
@@ -477,6 +528,7 @@ int main(void)
 	test_exempt_control();
 	test_codel_on_sojourn();
 	test_sparse_goes_ahead();
+	test_horizon_holds_everyone();
 	test_long_run_rate();
 	test_wire_packet();
 	test_wire_gso();
