@@ -26,7 +26,7 @@
 # root's queue stands above CUT_MS (FIFO) or, with sojourn attached, above
 # its target while its mark and drop counters have just moved (it is
 # signalling: the hardest moment; a working CoDel seldom lets the queue
-# reach CUT_MS, a CI run saw it stay below for all 5 s), or after 10-15 s of
+# reach CUT_MS, a CI run saw it stay below for all 5 s), or after 20-30 s of
 # waiting for that (a blackhole rule at the router for their
 # port cuts the uploads off in mid-flight, and their senders are killed);
 # within the next second 20 new TCP connections to another port and 20
@@ -154,8 +154,8 @@ phase() {
 	local tag=$1 port=$2 secs=$3 load_pid ping_pid s1 s2 b t syn0 i sig sig0 \
 		qlen root_drops0 root_drops sj_drops0
 	for i in 1 2; do
-		inc timeout $((secs + 25)) iperf3 -c "$IP_S" -p "$port" -P 4 \
-			-t $((secs + 15)) -C cubic >"$WORK/$tag.iperf" 2>&1 &
+		inc timeout $((secs + 50)) iperf3 -c "$IP_S" -p "$port" -P 4 \
+			-t $((secs + 40)) -C cubic >"$WORK/$tag.iperf" 2>&1 &
 		load_pid=$!
 		TOPO_BG="$TOPO_BG $load_pid"
 		sleep $((secs - 2))
@@ -176,14 +176,14 @@ phase() {
 		wait "$load_pid" 2>/dev/null
 		[ "$i" = 1 ] || die "$tag: the load on port $port did not run twice"
 	done
-	# wait up to 200 samples (10-15 s) for the hardest moment: the queue
-	# above CUT_MS or, once sojourn is attached, above target while its
-	# signal counters move (it is signalling) and below half the root's
-	# limit; then cut
+	# wait up to 400 samples (20-30 s: a check on 2026-12-04 saw nofair
+	# not reach it in 200) for the hardest moment: the queue above CUT_MS
+	# or, once sojourn is attached, above target while its signal counters
+	# move (it is signalling) and below half the root's limit; then cut
 	CUT_DELAY=0 CUT_SIGNALLING=no
 	syn0=$(syn_retrans)
 	sig0=$(signals_sent)
-	for i in $(seq 200); do
+	for i in $(seq 400); do
 		read -r s2 b qlen root_drops0 <<<"$(root_counts)"
 		CUT_DELAY=$(awk -v b="$b" -v r="$RATE_MBIT" \
 			'BEGIN{printf "%.1f", (r > 0) ? b * 8 / r / 1000 : 0}')
