@@ -62,8 +62,12 @@ $(OUTPUT)/node_tcx: bench/node_tcx.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(PROG.c) $(LDLIBS) -o $@
 
+$(OUTPUT)/spawn_ms: bench/spawn_ms.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(PROG.c) -o $@
+
 .PHONY: bench-node
-bench-node: all $(OUTPUT)/node_tcx
+bench-node: all $(OUTPUT)/node_tcx $(OUTPUT)/spawn_ms
 	$(Q)mkdir -p bench/results
 	$(Q){ echo "# A node of pods through the CNI plugin"; echo; \
 	  echo "\`make bench-node\` on $$(date -u +%Y-%m-%dT%H:%MZ), kernel" \
