@@ -14,6 +14,7 @@
 #include "output.h"
 #include "tune.h"
 #include "units.h"
+#include "vqueue.h"
 
 bool sj_show_stats;
 
@@ -224,6 +225,9 @@ static int show_one(const char *dir, void *arg)
 		out_rate("rate", " rate %s", set.rate_Bps);
 		out_size("burst", " burst %s", set.burst_bytes);
 		out_time("horizon", " horizon %s", set.horizon_ns);
+		/* what the bulk meets: drop_overlimit's threshold (vqueue.h) */
+		out_time("bulk_ceiling", " bulk_ceiling %s",
+			 sj_vq_bulk_ceiling(set.horizon_ns));
 		out_bool("pace", " pace", set.pace);
 		show_wire(&set.wire);
 	} else if (meta.mode == SJ_MODE_OBSERVE) {

@@ -170,6 +170,9 @@ same "show -j: rate is a number" "$(jq -r "$eg | .rate | type" "$WORK/show_a.jso
 same "show -j: rate = configured bytes/s" "$(jq -r "$eg | .rate" "$WORK/show_a.json")" $((RATE_BITS / 8))
 same "show -j: ingress rate = configured bytes/s" "$(jq -r "$ing | .rate" "$WORK/show_a.json")" $((IN_RATE_BITS / 8))
 same "show -j: burst is bytes" "$(jq -r "$eg | .burst" "$WORK/show_a.json")" "$BURST"
+# the default horizon and what the bulk meets, 8/9 of it (vqueue.h), in us
+same "show -j: horizon, bulk_ceiling at the defaults" \
+	"$(jq -c "$eg | [.horizon, .bulk_ceiling]" "$WORK/show_a.json")" "[225000,200000]"
 same "show -j: no rate_bps, no burst_bytes" \
 	"$(jq '[.[] | has("rate_bps") or has("burst_bytes")] | any' "$WORK/show_a.json")" false
 # the text keeps tc's words

@@ -58,11 +58,10 @@ for hook in tc xdp; do
 		die "iperf3 failed ($hook): $(tail -c 300 "$WORK/$hook.err")"
 	retrans=$(ins nstat -z TcpRetransSegs | awk '$1 == "TcpRetransSegs" {print $2}')
 	stats=$(sj show "$DEV_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
-	# the design's allowance: the bulk's ceiling's worth of the rate (8/9
-	# of the horizon, include/vqueue.h) and the burst, as the attachment
-	# has them (show -j: us, bytes)
+	# the design's allowance: the bulk's ceiling's worth of the rate and
+	# the burst, as the attachment has them (show -j: us, bytes)
 	bound=$(sj show "$DEV_C" -j -n "$NS_C" | jq -r --argjson r $RATE_MBIT \
-		'.[0] | 1 + (.horizon - (.horizon / 9 | floor)) / 1e6 + .burst * 8 / ($r * 1e6) | . * 1000 | floor / 1000')
+		'.[0] | 1 + .bulk_ceiling / 1e6 + .burst * 8 / ($r * 1e6) | . * 1000 | floor / 1000')
 	sj detach "$DEV_C" ingress -n "$NS_C" || die "detach ingress ($hook)"
 	# the receiver's intervals that end within the first second
 	first=$(jq '[.intervals[].sum | select(.end <= 1.0001) | .bytes] | add // 0' \
