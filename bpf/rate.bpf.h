@@ -83,9 +83,10 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 	vq.tx_ns = sj_vq_tx_ns(wire, rate);
 	if (flow && !exempt)
 		vq.sparse = sj_rate_sparse(set, st, q, flow, pkt, now, len);
+	vq.ceiling_ns = sj_vq_ceiling(&params, horizon, &vq);
 
 	bpf_spin_lock(&q->lock);
-	sj_vq_admit(q, &params, rate, credit_ns, horizon, &vq, r);
+	sj_vq_admit(q, &params, rate, credit_ns, &vq, r);
 	bpf_spin_unlock(&q->lock);
 	if (r->verdict != SJ_PASS && r->verdict != SJ_MARK)
 		return;

@@ -123,6 +123,9 @@ struct sj_vq_pkt {
 	__u8 exempt;		/* unparsed: no CoDel signal, a lower ceiling */
 	__u8 ecn_capable;	/* ECT: a signal may be a CE mark */
 	__u8 sparse;		/* a sparse flow's, within the bound: ahead */
+	__u64 ceiling_ns;	/* the longest sojourn it may be admitted
+				 * with: sj_vq_ceiling, whose division by 9
+				 * stays out of the queue's lock */
 };
 
 /*
@@ -169,7 +172,6 @@ static __always_inline __u64 sj_vq_ceiling(const struct codel_params *p,
 static __always_inline void sj_vq_admit(struct sj_queue *q,
 					const struct codel_params *p,
 					__u64 rate_Bps, __u64 credit_ns,
-					__u64 horizon_ns,
 					const struct sj_vq_pkt *pkt,
 					struct sj_rate_result *r)
 {
@@ -185,7 +187,7 @@ static __always_inline void sj_vq_admit(struct sj_queue *q,
 	 * packet's own time; one we could not parse only below its lower
 	 * ceiling, so that a flood of them is policed at the rate and never
 	 * stands in the way of parsed packets */
-	if (r->sojourn_ns > sj_vq_ceiling(p, horizon_ns, pkt)) {
+	if (r->sojourn_ns > pkt->ceiling_ns) {
 		r->verdict = SJ_OVERLIMIT;
 		return;
 	}

@@ -23,6 +23,15 @@ static struct codel_params params(int ecn)
 	return p;
 }
 
+/* pkt joins q, its ceiling worked out first as the programs do */
+static void admit_pkt(struct sj_queue *q, const struct codel_params *p,
+		      __u64 rate, __u64 credit_ns, __u64 horizon,
+		      struct sj_vq_pkt *pkt, struct sj_rate_result *r)
+{
+	pkt->ceiling_ns = sj_vq_ceiling(p, horizon, pkt);
+	sj_vq_admit(q, p, rate, credit_ns, pkt, r);
+}
+
 static struct sj_rate_result admit(struct sj_queue *q, const struct codel_params *p,
 				   __u64 rate, __u64 burst, __u64 horizon,
 				   __u64 now, __u32 len, int exempt, int ect)
@@ -32,7 +41,7 @@ static struct sj_rate_result admit(struct sj_queue *q, const struct codel_params
 				 .tx_ns = sj_vq_tx_ns(len, rate) };
 	struct sj_rate_result r;
 
-	sj_vq_admit(q, p, rate, sj_vq_tx_ns(burst, rate), horizon, &pkt, &r);
+	admit_pkt(q, p, rate, sj_vq_tx_ns(burst, rate), horizon, &pkt, &r);
 	return r;
 }
 
@@ -294,7 +303,7 @@ static void test_sparse_goes_ahead(void)
 	before = q.departure_ns;
 	vars = q.vars;
 	pkt.now = now;
-	sj_vq_admit(&q, &p, rate, 0, 1000 * MS, &pkt, &r);
+	admit_pkt(&q, &p, rate, 0, 1000 * MS, &pkt, &r);
 	CHECK(r.verdict == SJ_PASS, "sparse packet's verdict %d", r.verdict);
 	CHECK(r.start_ns == now && r.sojourn_ns == 0,
 	      "sparse packet starts %lld ns from now, sojourn %llu",
@@ -316,12 +325,12 @@ static void test_sparse_goes_ahead(void)
 	r = admit(&q, &p, rate, 0, 90 * MS, now, 1500, 0, 1);
 	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
 	      "bulk packet 85 ms out, horizon 90 ms: verdict %d", r.verdict);
-	sj_vq_admit(&q, &p, rate, 0, 90 * MS, &pkt, &r);
+	admit_pkt(&q, &p, rate, 0, 90 * MS, &pkt, &r);
 	CHECK(r.verdict == SJ_PASS && q.departure_ns == before + pkt.tx_ns,
 	      "sparse packet 85 ms out, horizon 90 ms: verdict %d", r.verdict);
 	q.departure_ns = now + 91 * MS;
 	before = q.departure_ns;
-	sj_vq_admit(&q, &p, rate, 0, 90 * MS, &pkt, &r);
+	admit_pkt(&q, &p, rate, 0, 90 * MS, &pkt, &r);
 	CHECK(r.verdict == SJ_OVERLIMIT && q.departure_ns == before,
 	      "sparse packet 91 ms out, horizon 90 ms: verdict %d, clock moved %lld",
 	      r.verdict, (long long)(q.departure_ns - before));
@@ -329,7 +338,7 @@ static void test_sparse_goes_ahead(void)
 	/* an idle queue's credit: it starts no later than now either */
 	q.departure_ns = 0;
 	pkt.now = now;
-	sj_vq_admit(&q, &p, rate, 5 * MS, 1000 * MS, &pkt, &r);
+	admit_pkt(&q, &p, rate, 5 * MS, 1000 * MS, &pkt, &r);
 	CHECK(r.verdict == SJ_PASS && r.start_ns == now - 5 * MS && r.sojourn_ns == 0,
 	      "idle: start %lld from now, sojourn %llu",
 	      (long long)(r.start_ns - now), r.sojourn_ns);
@@ -350,16 +359,17 @@ static void test_horizon_holds_everyone(void)
 	struct sj_queue q = { .departure_ns = 0 };
 	__u64 rate = 2500000, horizon = 200 * MS, burst = 32768;
 	__u64 now = 10 * 1000 * MS, end = now + 2000 * MS;
-	__u64 tx = sj_vq_tx_ns(1500, rate), ahead, ahead_max = 0;
+	__u64 tx = sj_vq_tx_ns(1500, rate), credit = sj_vq_tx_ns(burst, rate);
+	__u64 ahead, ahead_max = 0;
 	struct sj_vq_pkt pkt = { .len = 1500, .sparse = 1, .tx_ns = tx };
 	struct sj_rate_result r;
-	int i, sparse_passed = 0;
+	int i, sparse_over = 0, sparse_passed = 0;
 
 	for (i = 0; now < end; i++, now += tx / 2) {
 		if (i % 8 == 7) {
 			pkt.now = now;
-			sj_vq_admit(&q, &p, rate, sj_vq_tx_ns(burst, rate),
-				    horizon, &pkt, &r);
+			admit_pkt(&q, &p, rate, credit, horizon, &pkt, &r);
+			sparse_over += r.verdict == SJ_OVERLIMIT;
 		} else {
 			admit(&q, &p, rate, burst, horizon, now, 1500, 0, 1);
 		}
@@ -369,8 +379,7 @@ static void test_horizon_holds_everyone(void)
 	}
 	for (i = 0; i < 100; i++) {
 		pkt.now = now;
-		sj_vq_admit(&q, &p, rate, sj_vq_tx_ns(burst, rate), horizon,
-			    &pkt, &r);
+		admit_pkt(&q, &p, rate, credit, horizon, &pkt, &r);
 		sparse_passed += r.verdict == SJ_PASS;
 		ahead = q.departure_ns - now;
 		if (ahead > ahead_max)
@@ -379,7 +388,10 @@ static void test_horizon_holds_everyone(void)
 	CHECK(ahead_max <= horizon + tx,
 	      "the clock ran %llu us ahead, horizon %llu us and one packet %llu us",
 	      ahead_max / 1000, horizon / 1000, tx / 1000);
-	/* the sparse room is still there: the burst's first packets pass */
+	/* the sparse room is still there: none of the flood's sparse
+	 * packets met the horizon, and the burst's first ones pass */
+	CHECK(sparse_over == 0, "%d sparse packets among the flood over the limit",
+	      sparse_over);
 	CHECK(sparse_passed >= 10, "%d of 100 sparse packets passed at the bulk's ceiling",
 	      sparse_passed);
 }
