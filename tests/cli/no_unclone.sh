@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # The tc program never writes packet data directly, so the verifier gives it
 # no unclone prologue (bpf_unclone_prologue, net/core/filter.c): with one,

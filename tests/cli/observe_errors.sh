@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # How hist, top and export fail: each wrong use exits non-zero with one
 # line on stderr, "sojourn: ...", naming what is wrong.  No network: the

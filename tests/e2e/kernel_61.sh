@@ -60,10 +60,20 @@ export RISE_MAX=25
 # and 77 % (drops); with it, 100.8 % (ECN).
 export GOODPUT_MIN=80
 echo "uname \$(uname -r)" >/tmp/out/facts
+# Shorter loads than on the host, to keep make check under 30 minutes:
+# the guest proves that each path works on 6.1, the host's runs measure how
+# well (TCG made these 302 s of the check's 1850 with the host's lengths)
+guest_secs() {
+	case \$1 in
+	codel_ecn) echo 12 ;;			# host 20
+	field_htb | field_txtime) echo 12 ;;	# host 15
+	aqm_root) echo 5 ;;			# host 8
+	esac
+}
 for t in $VM_TESTS; do
 	n=\$(basename "\$t" .sh)
 	s=\$(date +%s)
-	"\$t" >"/tmp/out/\$n.log" 2>&1
+	SECS=\$(guest_secs "\$n") "\$t" >"/tmp/out/\$n.log" 2>&1
 	echo "\$n \$? \$((\$(date +%s) - s))" >>/tmp/out/results
 done
 # what a plain attach chose on this kernel
