@@ -48,14 +48,12 @@ run_one() {
 	local t=$1 name start rc gauge="" late=""
 	name=$(basename "$t" .sh)
 	start=$(date +%s)
-	if [ "${2:-}" != own-bpffs ]; then
-		tests/lib/lateness.py >"$log/$name.late" &
-		gauge=$!
-	fi
 	if [ "${2:-}" = own-bpffs ]; then
 		unshare -m --propagation private sh -c \
 			'mount -t bpf bpf /sys/fs/bpf && exec "$0"' "$t" >"$log/$name.log" 2>&1
 	else
+		tests/lib/lateness.py >"$log/$name.late" &
+		gauge=$!
 		"$t" >"$log/$name.log" 2>&1
 	fi
 	rc=$?
@@ -66,11 +64,11 @@ run_one() {
 	echo "$rc $(( $(date +%s) - start )) $late" >"$log/$name.rc"
 }
 
-# late_of RCFILE: "(timer late P50/P99/MAX ms)", or nothing if unmeasured
+# late_of RCFILE: "timer late P50/P99/MAX ms", or nothing if unmeasured
 late_of() {
 	local _rc _secs late
 	read -r _rc _secs late <"$1"
-	[ -n "$late" ] && echo "(timer late $late ms)"
+	[ -n "$late" ] && echo "timer late $late ms"
 }
 
 # why LOG: the first failing row of a test's table, else its last line
@@ -84,9 +82,9 @@ pass=0 fail=0 skip=0 again=() failed=()
 report() {
 	local name rc secs late note=${2:-}
 	name=$(basename "$1" .sh)
-	read -r rc secs late <"$log/$name.rc"
-	[ -n "$late" ] && note="timer late $late ms${note:+; $note}"
-	true
+	read -r rc secs _ <"$log/$name.rc"
+	late=$(late_of "$log/$name.rc")
+	note=$late${late:+${note:+; }}$note
 	case $rc in
 	0) pass=$((pass + 1)); printf 'PASS %-24s %4ss%s\n' "$name" "$secs" "${note:+ ($note)}" ;;
 	77) skip=$((skip + 1)); printf 'SKIP %-24s %s\n' "$name" \
@@ -126,7 +124,7 @@ for t in "${alone[@]}"; do
 		mv "$log/$name.log" "$log/$name.first.log"
 		first="$(why "$log/$name.first.log")"
 		late=$(late_of "$log/$name.rc")
-		first="$first${late:+ $late}"
+		first="$first${late:+ ($late)}"
 		run_one "$t"
 		read -r rc _ <"$log/$name.rc"
 		[ "$rc" = 0 ] && again+=("$name: $first")
