@@ -24,6 +24,7 @@
 #include "sender.bpf.h"
 #include "fair.bpf.h"
 #include "fair.h"
+#include "ackecho.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -291,6 +292,8 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 	if (set->codel.ecn && pkt->ecn != SJ_ECN_NOT_ECT && sj_set_ce(skb, pkt)) {
 		st->ecn_mark++;
 		__sync_fetch_and_add(&flow->ecn_marks, 1);
+		if (set->ack_echo)
+			sj_ack_owe(pkt, att->id, now, set->interval_ns);
 		return SJ_ACT_NEXT;
 	}
 	st->drops++;
@@ -359,6 +362,10 @@ int sojourn_egress(struct __sk_buff *skb)
 	if (kind >= 0 && kind < SJ_PKT_KINDS)
 		st->kind[kind]++;
 	pkt.key.att = att->id;
+	/* an ACK on its way back may carry a signal another attachment
+	 * gave its flow (ackecho.bpf.h) */
+	if (kind == SJ_PKT_TCP)
+		sj_ack_echo(skb, &pkt, now);
 	if (pkt.has_flow && sj_pkt_kind_keyed(kind))
 		flow = sj_flow_get(&pkt.key, now, st, set, skb->len);
 

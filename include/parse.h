@@ -69,6 +69,7 @@ enum sj_link_layer {
 
 #define SJ_ECN_MASK		3
 #define SJ_ECN_NOT_ECT		0
+#define SJ_ECN_ECT0		2	/* ECT(1) is 1: L4S */
 #define SJ_ECN_CE		3
 
 struct sj_vlan_hdr {
@@ -133,9 +134,13 @@ struct sj_pkt {
 		__u16 frag_l4_off;	/* a fragment's data (a first one's
 					 * L4 header), from the frame's
 					 * start */
-		__u16 tcp_flags;	/* a whole TCP packet: its flags
-					 * byte (CWR ... FIN) */
+		__u16 tcp_flags;	/* a whole TCP packet: its flags,
+					 * CWR ... FIN in the low byte and
+					 * AE (AccECN, RFC 9768; once NS) in
+					 * bit 8 (SJ_TCP_FLAG_AE) */
 	};
+	__u16 tcp_off;		/* a whole TCP packet: its header, from the
+				 * frame's start */
 	__u8 kind;		/* enum sj_pkt_kind */
 	__u8 ecn;		/* the IP header's two ECN bits */
 	__u8 has_flow;		/* key is valid */
@@ -189,7 +194,8 @@ static __always_inline int sj_parse_l4(void *l4, void *data_end, __u8 proto,
 		if (sj_l4_ports(l4, data_end, sizeof(*th), pkt))
 			return SJ_PKT_TRUNCATED;
 		pkt->hdr_len = l4_off + th->doff * 4;
-		pkt->tcp_flags = ((__u8 *)th)[13];
+		pkt->tcp_off = l4_off;
+		pkt->tcp_flags = (((__u8 *)th)[12] & 1) << 8 | ((__u8 *)th)[13];
 		pkt->tcp_seq = bpf_ntohl(th->seq);
 		return SJ_PKT_TCP;
 	}

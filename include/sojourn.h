@@ -18,6 +18,7 @@
 #define SJ_DEFAULT_INTERVAL_US	100000
 #define SJ_DEFAULT_ECN		1
 #define SJ_DEFAULT_FAIR		1	/* see README: Fairness */
+#define SJ_DEFAULT_ACK_ECHO	1	/* see README: Signals on the ACKs */
 
 /* Bounds on what an operator may ask for */
 #define SJ_MIN_TIME_US		1		/* target, interval */
@@ -116,6 +117,8 @@ struct sj_settings {
 	__u32 quantum;		/* a flow holding no more is sparse */
 	__u32 sparse_priority;	/* skb->priority for sparse flows; 0: off */
 	__u32 sparse_mode;	/* enum sj_sparse: what the operator asked */
+	__u32 ack_echo;		/* also echo a CE signal on the flow's ACKs
+				 * (bpf/ackecho.bpf.h) */
 	/* the most flows this attachment adds to the host's table in a
 	 * window; the window's count and start, moved by every CPU without
 	 * the lock (an estimate) */
@@ -201,6 +204,34 @@ _Static_assert(SJ_PKT_KINDS == 10, "a new kind: add it to one of the two asserts
 	[SJ_PKT_BAD_HEADER] = "bad_header",				\
 	[SJ_PKT_VLAN_DEEP] = "vlan_too_deep",				\
 	[SJ_PKT_EXT_DEEP] = "ipv6_ext_too_deep", }
+
+/* TCP's flags as struct sj_pkt's tcp_flags holds them (include/parse.h);
+ * CWR is fair.h's, which its unit test compiles alone */
+#define SJ_TCP_FLAG_SYN		0x02
+#define SJ_TCP_FLAG_RST		0x04
+#define SJ_TCP_FLAG_ACK		0x10
+#define SJ_TCP_FLAG_ECE		0x40
+#define SJ_TCP_FLAG_AE		0x100
+
+/*
+ * A congestion signal owed to a TCP sender by way of its ACKs (bpf/
+ * ackecho.bpf.h): the ACK stream's own 4-tuple, as the ACKs carry it (the
+ * data's, reversed), in the network namespace both directions pass in.
+ */
+struct sj_ack_key {
+	__u64 netns_cookie;
+	__u32 saddr[4];		/* network order: the data's receiver */
+	__u32 daddr[4];		/* the data's sender */
+	__u16 sport;
+	__u16 dport;
+	__u32 family;		/* 4 or 6 */
+};
+struct sj_ack_owed {
+	__u64 until_ns;		/* owed no longer after this: an interval */
+	__u32 att;		/* the attachment whose law signalled */
+	__u32 pad;
+};
+#define SJ_ACK_OWED_MAX		4096	/* flows signalled within an interval */
 
 /* A flow: the 5-tuple; IPv4 addresses sit in the first word of each. */
 struct sj_flow_key {
@@ -343,6 +374,12 @@ struct sj_stats {
 	__u64 flows_capped;	/* packets of a new flow past the attachment's
 				 * `flows` in one window: handled without a
 				 * flow entry of their own */
+	/* ackecho (bpf/ackecho.bpf.h), counted on the attachment whose law
+	 * signalled */
+	__u64 ack_echoes;	/* signals echoed as ECE on an ACK on its way
+				 * back to the sender */
+	__u64 ack_echo_declined; /* owed, but the ACKs speak AccECN or carry
+				  * CWR: left to the CE mark alone */
 };
 
 /*

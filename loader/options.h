@@ -32,6 +32,7 @@ enum sj_opt_id {
 	SJ_O_FAIR,
 	SJ_O_QUANTUM,
 	SJ_O_SPARSE_CLASS,
+	SJ_O_ACK_ECHO,
 	SJ_O_FLOWS,
 	SJ_O_HOOK,
 	SJ_O_COUNT,

@@ -140,6 +140,7 @@ static __u64 get_unmeasured(const struct prom_att *a) { return a->st.unmeasured;
 static __u64 get_signals(const struct prom_att *a) { return a->st.signals; }
 static __u64 get_expired(const struct prom_att *a) { return a->st.signals_expired; }
 static __u64 get_deferred(const struct prom_att *a) { return a->st.signals_deferred; }
+static __u64 get_echoes(const struct prom_att *a) { return a->st.ack_echoes; }
 static __u64 get_flows(const struct prom_att *a) { return a->live_flows; }
 static __u64 get_evicted(const struct prom_att *a)
 {
@@ -166,6 +167,7 @@ static const struct att_metric att_metrics[] = {
 	{ "sojourn_signals_total", "counter", "Signals earned by the flows' CoDel laws (real-queue mode).", get_signals, false, ALL_MODES },
 	{ "sojourn_signals_expired_total", "counter", "Signals not carried out within an interval.", get_expired, false, ALL_MODES },
 	{ "sojourn_signals_deferred_total", "counter", "Dequeues at which the queue's law was due but the leaving packet's flow could not take the signal (real-queue mode).", get_deferred, false, ALL_MODES },
+	{ "sojourn_ack_echoes_total", "counter", "Signals echoed as ECE on an ACK passing another sojourn device (real-queue mode).", get_echoes, false, MODE_BIT(SJ_MODE_QUEUE) },
 	{ "sojourn_noflow_packets_total", "counter", "Packets measured that were counted to no flow.", get_noflow, false, ALL_MODES },
 	{ "sojourn_flows", "gauge", "Live entries in the flow table.", get_flows, false, ALL_MODES },
 	{ "sojourn_flows_evicted_total", "counter", "Flows evicted from the flow table (created minus live).", get_evicted, false, ALL_MODES },

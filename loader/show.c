@@ -101,6 +101,9 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_u64("signals_expired", " signals_expired %llu", st.signals_expired);
 	out_u64("signals_deferred", " signals_deferred %llu", st.signals_deferred);
 	out_u64("dequeue_repeats", " dequeue_repeats %llu", st.dequeue_repeats);
+	out_u64("ack_echoes", " ack_echoes %llu", st.ack_echoes);
+	out_u64("ack_echo_declined", " ack_echo_declined %llu",
+		st.ack_echo_declined);
 	out_text("\n ");
 	out_u64("new_flow_count", " new_flow_count %llu", st.new_flow_count);
 	out_u64("sparse_steered", " sparse_steered %llu", st.sparse_steered);
@@ -175,6 +178,9 @@ static void show_fair(const struct sj_settings *set)
 		out_str("sparse_class", " sparse_class %s", "off");
 	}
 	out_u64("sparse_priority", "", set->sparse_priority);
+	out_bool("ackecho", " ackecho", set->ack_echo);
+	if (!set->ack_echo)
+		out_text(" noackecho");
 }
 
 static void show_law(const struct sj_settings *set)

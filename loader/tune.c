@@ -27,6 +27,7 @@ void sj_tune_from_settings(struct sj_tune *t, const struct sj_settings *s,
 	t->dir = meta->direction;
 	t->mode = meta->mode;
 	t->fair = s->fair;
+	t->ack_echo = s->ack_echo;
 	t->quantum = s->quantum;
 	t->sparse = s->sparse_mode;
 	t->sparse_classid = s->sparse_mode == SJ_SPARSE_CLASS ? s->sparse_priority : 0;
@@ -252,6 +253,8 @@ void sj_tune_to_settings(const struct sj_tune *t, __u32 mtu,
 	/* observe signals nothing: no fairness to steer by */
 	s->fair = t->mode == SJ_MODE_OBSERVE ? 0 : t->fair;
 	s->quantum = t->quantum;
+	/* observe marks nothing to echo */
+	s->ack_echo = t->mode == SJ_MODE_QUEUE && t->ack_echo;
 	s->flows_cap = t->flows;
 	s->sparse_mode = t->mode == SJ_MODE_OBSERVE ? SJ_SPARSE_OFF : t->sparse;
 	if (t->sparse == SJ_SPARSE_CLASS)

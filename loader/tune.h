@@ -32,6 +32,7 @@ struct sj_tune {
 	__u32 quantum;
 	enum sj_sparse sparse;
 	__u32 sparse_classid;	/* under SJ_SPARSE_CLASS */
+	int ack_echo;
 	__u32 flows;		/* flow table entries (attach only) */
 	struct sj_given given;	/* what the command line or the rule said */
 };

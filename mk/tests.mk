@@ -4,12 +4,13 @@
 #            14: which qdisc trees real-queue and observe mode take, judged
 #            on trees built in the test), test_hist (issue 5)
 #   packet   the programs through BPF_PROG_TEST_RUN: test_pkt, test_rate,
+#            test_ackecho (the echo of a signal on the ACKs),
 #            and issue 9's packet corpus (test_corpus) and property test
 #            (test_property)
 UNIT_TESTS += $(OUTPUT)/test_codel $(OUTPUT)/test_units $(OUTPUT)/test_pkt \
 	      $(OUTPUT)/test_vqueue $(OUTPUT)/test_rate $(OUTPUT)/test_fair \
 	      $(OUTPUT)/test_qdisc $(OUTPUT)/test_hist $(OUTPUT)/test_mapread \
-	      $(OUTPUT)/test_corpus $(OUTPUT)/test_property
+	      $(OUTPUT)/test_corpus $(OUTPUT)/test_property $(OUTPUT)/test_ackecho
 
 $(OUTPUT)/test_codel: tests/unit/test_codel.c | $(OUTPUT)
 	$(call msg,TEST,$@)
@@ -39,7 +40,8 @@ $(OUTPUT)/test_mapread: tests/unit/test_mapread.c $(OUTPUT)/loader/mapread.o | $
 	$(Q)$(PROG.c) -Itests/lib $(LIBBPF) $(LDLIBS) -o $@
 
 # the packet tests include the skeletons
-PKT_TESTS := $(addprefix $(OUTPUT)/,test_pkt test_rate test_corpus test_property)
+PKT_TESTS := $(addprefix $(OUTPUT)/,test_pkt test_rate test_corpus test_property \
+	     test_ackecho)
 $(PKT_TESTS): $(OUTPUT)/%: tests/prog/%.c | $(OUTPUT) $(SKELS)
 	$(call msg,TEST,$@)
 	$(Q)$(PROG.c) $(LIBBPF) $(LDLIBS) -o $@

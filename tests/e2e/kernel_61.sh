@@ -6,9 +6,11 @@
 # Boots it under qemu TCG (tests/lib/vm.sh) and runs there, on this
 # checkout's build:
 #
-#   packet tests   build/test_pkt, build/test_rate (every program loads and
-#                  gives the verdicts BPF_PROG_TEST_RUN expects)
-#   the core's e2e tests/e2e/codel_ecn.sh (codel_drop.sh runs on the host
+#   packet tests   build/test_pkt, build/test_rate, build/test_ackecho
+#                  (every program loads and gives the verdicts
+#                  BPF_PROG_TEST_RUN expects)
+#   the core's e2e tests/e2e/codel_ecn.sh, ACKs echoing signals on the
+#                  router's other side (codel_drop.sh runs on the host
 #                  only: the same program, its only difference the verdict,
 #                  and 70 s of TCG the check cannot spare; coexist.sh too:
 #                  it runs hook clsact there, the path every attach takes
@@ -29,7 +31,8 @@
 . "$SJ_ROOT/tests/lib/vm.sh"
 topo_require sojourn
 
-VM_TESTS=${VM_TESTS:-build/test_pkt build/test_rate tests/e2e/codel_ecn.sh \
+VM_TESTS=${VM_TESTS:-build/test_pkt build/test_rate build/test_ackecho \
+tests/e2e/codel_ecn.sh \
 tests/e2e/aqm_root.sh \
 tests/e2e/field_htb.sh tests/e2e/field_txtime.sh tests/e2e/gso_once.sh}
 missing=$(vm_tools) || skip "$missing missing (make deps installs it)"

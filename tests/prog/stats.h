@@ -60,6 +60,8 @@ static const struct sj_stat_name sj_stat_fields[] = {
 	SJ_STAT(frag_unmatched, SJ_STAT_FRAG),
 	SJ_STAT(reordered, SJ_STAT_DEQUEUE),
 	SJ_STAT(flows_capped, SJ_STAT_PACKET),
+	SJ_STAT(ack_echoes, SJ_STAT_PACKET),
+	SJ_STAT(ack_echo_declined, SJ_STAT_PACKET),
 };
 #undef SJ_STAT
 #define SJ_STAT_NFIELDS	(sizeof(sj_stat_fields) / sizeof(sj_stat_fields[0]))
