@@ -117,6 +117,18 @@ static inline void rn_load_failed(int err, const char *what)
 	exit(1);
 }
 
+/* Every packet test's start: lines out as they are written, skip (77)
+ * without root, and libbpf's messages but its debug ones */
+static inline void rn_begin(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (geteuid() != 0) {
+		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
+		exit(77);
+	}
+	libbpf_set_print(rn_quiet);
+}
+
 static inline void rn_init(struct runner *r, const char *name,
 			   struct bpf_object *obj, struct bpf_program *prog,
 			   int xdp, int rate)

@@ -251,20 +251,10 @@ int main(void)
 	struct sj_run probe = {};
 	int err;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (geteuid() != 0) {
-		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
-		return 77;
-	}
-	libbpf_set_print(rn_quiet);
+	rn_begin();
 	skel = sojourn_bpf__open();
-	if (!skel) {
-		printf("SKIP: cannot open the BPF object: %s\n", strerror(errno));
-		return 77;
-	}
-	err = sojourn_bpf__load(skel);
-	if (err)
-		rn_load_failed(err, "sojourn.bpf.o");
+	if (!skel || (err = sojourn_bpf__load(skel)))
+		rn_load_failed(skel ? err : -errno, "tc program");
 	rn_init(&rn, "tc", skel->obj, skel->progs.sojourn_egress, 0, 0);
 	rn_register(&rn, ATT_ID, SJ_MODE_QUEUE, SJ_DIR_EGRESS, 1);
 	owed_fd = bpf_object__find_map_fd_by_name(skel->obj, "ack_owed");

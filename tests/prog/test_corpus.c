@@ -783,12 +783,7 @@ int main(void)
 	struct sojourn_bpf *q, *rt, *q3;
 	int err;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (geteuid() != 0) {
-		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
-		return 77;
-	}
-	libbpf_set_print(rn_quiet);
+	rn_begin();
 
 	q = sojourn_bpf__open();
 	if (!q)

@@ -2271,12 +2271,7 @@ int main(void)
 {
 	int err;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (geteuid() != 0) {
-		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
-		return 77;
-	}
-	libbpf_set_print(rn_quiet);
+	rn_begin();
 
 	env.skel = sojourn_bpf__open();
 	if (!env.skel) {

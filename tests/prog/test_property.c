@@ -226,14 +226,9 @@ int main(void)
 	__u64 t0;
 	int err;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	rn_begin();
 	seed = s ? strtoull(s, NULL, 0) : 0x5eed50;
 	rng_state = seed;
-	if (geteuid() != 0) {
-		printf("SKIP: needs root for BPF_PROG_TEST_RUN\n");
-		return 77;
-	}
-	libbpf_set_print(rn_quiet);
 
 	q = sojourn_bpf__open();
 	if (!q || (err = sojourn_bpf__load(q)))
