@@ -47,20 +47,17 @@ SJ_MAP(ack_owed_last, BPF_MAP_TYPE_ARRAY, 1, __u32, __u64);
 static __always_inline void sj_ack_key_of(const struct sj_pkt *pkt,
 					  int from_data, struct sj_ack_key *k)
 {
+	const struct sj_flow_key *f = &pkt->key;
+
 	__builtin_memset(k, 0, sizeof(*k));
 	k->netns_cookie = cfg_netns_cookie;
-	k->family = pkt->key.family;
-	if (from_data) {
-		__builtin_memcpy(k->saddr, pkt->key.daddr, sizeof(k->saddr));
-		__builtin_memcpy(k->daddr, pkt->key.saddr, sizeof(k->daddr));
-		k->sport = pkt->key.dport;
-		k->dport = pkt->key.sport;
-	} else {
-		__builtin_memcpy(k->saddr, pkt->key.saddr, sizeof(k->saddr));
-		__builtin_memcpy(k->daddr, pkt->key.daddr, sizeof(k->daddr));
-		k->sport = pkt->key.sport;
-		k->dport = pkt->key.dport;
-	}
+	k->family = f->family;
+	__builtin_memcpy(k->saddr, from_data ? f->daddr : f->saddr,
+			 sizeof(k->saddr));
+	__builtin_memcpy(k->daddr, from_data ? f->saddr : f->daddr,
+			 sizeof(k->daddr));
+	k->sport = from_data ? f->dport : f->sport;
+	k->dport = from_data ? f->sport : f->dport;
 }
 
 /* Whether pkt, just CE-marked for a signal, may have it echoed on its
@@ -111,8 +108,9 @@ static __always_inline int sj_skb_set_ece(struct __sk_buff *skb, __u32 tcp_off)
 }
 
 /*
- * Every TCP packet a tc program sends on: when it is an ACK that owes an
- * echo, it carries ECE.  One array read while nothing is owed.
+ * Every whole TCP packet (SJ_PKT_TCP: flags and tcp_off were read) a tc
+ * program sends on: when it is an ACK that owes an echo, it carries ECE.
+ * One array read while nothing is owed.
  */
 static __always_inline void sj_ack_echo(struct __sk_buff *skb,
 					const struct sj_pkt *pkt, __u64 now)
@@ -124,7 +122,7 @@ static __always_inline void sj_ack_echo(struct __sk_buff *skb,
 	struct sj_ack_key k;
 	__u64 *last;
 
-	if (!sj_pkt_tcp(pkt) || !(flags & SJ_TCP_FLAG_ACK) ||
+	if (!(flags & SJ_TCP_FLAG_ACK) ||
 	    (flags & (SJ_TCP_FLAG_SYN | SJ_TCP_FLAG_RST)))
 		return;
 	last = bpf_map_lookup_elem(&ack_owed_last, &zero);
@@ -139,9 +137,9 @@ static __always_inline void sj_ack_echo(struct __sk_buff *skb,
 	att = READ_ONCE(owed->att);
 	if (bpf_map_delete_elem(&ack_owed, &k) || until < now)
 		return;		/* another CPU's ACK took it, or too old */
-	st = sj_stats_of(att);
 	if (flags & SJ_TCP_FLAG_ECE)
 		return;		/* the receiver echoes already */
+	st = sj_stats_of(att);
 	if (flags & (SJ_TCP_FLAG_AE | SJ_TCP_FLAG_CWR)) {
 		if (st)
 			st->ack_echo_declined++;
