@@ -51,7 +51,7 @@ verdict_end() {
 
 # Whether to run a test's baseline phases (the FIFO, nofair, sparse_class
 # off) that only print rows for comparison and judge nothing: SJ_BASELINES=1.
-# make check leaves them out, as they cost it ~90 s of its 30 minutes; the
+# make check leaves them out, as they cost it ~100 s of its 30 minutes; the
 # rows they print are what a reader compares the judged phases against
 # when a bar moves.
 baselines() { [ "${SJ_BASELINES:-0}" = 1 ]; }
