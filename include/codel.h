@@ -186,11 +186,27 @@ static __always_inline void codel_signalled(struct codel_vars *v,
  * given, only sooner in each episode.
  */
 #define CODEL_HASTEN_MAX	16
-/* 65536/sqrt(n) for n = 0..16, Q0.16 (0 and 1 leave the step as it is) */
-static const __u16 codel_inv_sqrt_n[CODEL_HASTEN_MAX + 1] = {
-	65535, 65535, 46341, 37837, 32768, 29309, 26755, 24770, 23170,
-	21845, 20724, 19760, 18919, 18176, 17515, 16921, 16384,
-};
+
+/* floor(sqrt(x)) for x < 2^22, digit by digit: no table, for a table in
+ * .rodata of two linked objects broke the BTF clang-14 and bpftool 7.1
+ * wrote for it (DATASEC .rodata "Invalid offset+size": the kernel
+ * refused the whole object) */
+static __always_inline __u32 codel_isqrt(__u32 x)
+{
+	__u32 r = 0, bit = 1U << 20;
+	int i;
+
+	for (i = 0; i < 11; i++) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
 
 static __always_inline void codel_hasten(struct codel_vars *v,
 					 codel_time_t now, __u32 n)
@@ -201,8 +217,9 @@ static __always_inline void codel_hasten(struct codel_vars *v,
 		return;
 	if (n > CODEL_HASTEN_MAX)
 		n = CODEL_HASTEN_MAX;
-	v->drop_next = now + (codel_time_t)(((__u64)left *
-					     codel_inv_sqrt_n[n]) >> 16);
+	/* left / sqrt(n) as left * 256 / (256 * sqrt(n)) */
+	v->drop_next = now + (codel_time_t)(((__u64)left << 8) /
+					    codel_isqrt(n << 16));
 }
 
 /*

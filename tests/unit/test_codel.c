@@ -1076,8 +1076,9 @@ static void case_hasten(void)
 {
 	const uint32_t interval = CODEL_MS(100), now = 0xfffff000u;
 	struct codel_vars v;
-	const uint32_t ns[] = { 0, 1, 4, 16, 1000 };
-	const double want[] = { 1, 1, 0.5, 0.25, 0.25 };
+	const uint32_t ns[] = { 0, 1, 2, 3, 4, 9, 16, 1000 };
+	const double want[] = { 1, 1, 0.70711, 0.57735, 0.5, 0.33333, 0.25,
+				0.25 };
 	size_t i;
 
 	for (i = 0; i < sizeof(ns) / sizeof(*ns); i++) {
@@ -1091,6 +1092,9 @@ static void case_hasten(void)
 		CHECK(fabs(got - want[i]) < 0.001, "n %u: next signal at "
 		      "%.4f interval, want %.4f", ns[i], got, want[i]);
 	}
+	for (i = 0; i < (1u << 22); i += 997)
+		CHECK(codel_isqrt(i) == (uint32_t)sqrt(i), "isqrt(%zu) = %u", i,
+		      codel_isqrt(i));
 	memset(&v, 0, sizeof(v));
 	v.drop_next = now + interval;
 	codel_hasten(&v, now, 4);
