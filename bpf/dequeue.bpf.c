@@ -164,14 +164,17 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		int again = READ_ONCE(flow->last_stamp) == stamp;
 
 		/* the packet has left: it is no longer its flow's backlog
-		 * (every segment of a GSO skb takes its own bytes away).  A
-		 * skb the driver turned back (NETDEV_TX_BUSY: a veth whose
-		 * peer's ring is full, 6.16 on) is requeued and comes here
-		 * again: its bytes went once.  Taken twice, they made a flow
-		 * with packets still queued look empty, and sparse steering
-		 * then passed them (field_idle: 72-120 reordered). */
+		 * (every segment of a GSO skb takes its own bytes away), and
+		 * when it was the flow's newest, the flow has nothing queued
+		 * (fair.h: sj_fair_backlog_leave).  A skb the driver turned
+		 * back (NETDEV_TX_BUSY: a veth whose peer's ring is full,
+		 * 6.16 on) is requeued and comes here again: its bytes went
+		 * once.  Taken twice, they made a flow with packets still
+		 * queued look empty, and sparse steering then passed them
+		 * (field_idle: 72-120 reordered). */
 		if (!again || READ_ONCE(flow->last_skb) != skb_at)
-			sj_fair_forget(flow, len);
+			sj_fair_backlog_leave(&flow->backlog, len,
+					      stamp >= READ_ONCE(flow->backlog_at));
 		WRITE_ONCE(flow->last_skb, skb_at);
 		/* GSO segments and a requeued skb carry the stamp of the
 		 * packet already measured: the law sees each skb once, as

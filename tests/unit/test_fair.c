@@ -103,6 +103,13 @@ static void test_backlog_sub(void)
 	CHECK(sj_fair_backlog_sub(&b, 1000) && b == 2000, "3000 - 1000 = %llu", b);
 	CHECK(sj_fair_backlog_sub(&b, 5000) && b == 0, "2000 - 5000 = %llu", b);
 	CHECK(sj_fair_backlog_sub(&b, 1500) && b == 0, "0 - 1500 = %llu", b);
+	/* the flow's newest packet left: nothing of it is queued, and a
+	 * count gone too high (a lost dequeue) comes back to 0 at once */
+	b = 21804;
+	CHECK(sj_fair_backlog_leave(&b, 1500, 0) && b == 20304,
+	      "21804 - 1500 = %llu", b);
+	CHECK(sj_fair_backlog_leave(&b, 1500, 1) && b == 0,
+	      "newest left, count %llu, want 0", b);
 }
 
 /*
