@@ -298,7 +298,7 @@ static __always_inline __u32 sj_fair_p_step(__u32 p, int heavy)
  * tunnel (l3_tunnel, 2026-12-06) one cubic flow at cwnd 2 read 21804
  * bytes queued for the whole run, took 2258 of 2659 CE marks as the
  * "heaviest" flow, and the other three grew unsignalled (the law's count
- * ran to 3000-4800, the bulk RTT rise to 15-21 ms).  An enqueue that
+ * ran to 2000-4800, the bulk RTT rise to 15-21 ms).  An enqueue that
  * races the reset loses its bytes until its own packet leaves, which
  * resets again: the count errs low for one packet, never high for long.
  * Returns 1 when the count was moved, 0 when the bytes were lost.
@@ -313,7 +313,7 @@ static __always_inline int sj_fair_backlog_leave(__u64 *backlog, __u32 len,
 
 	for (i = 0; i < SJ_FAIR_FORGET_TRIES; i++) {
 		seen = __sync_val_compare_and_swap(backlog, old,
-						   drained || old <= len ?
+						   (drained || old <= len) ?
 						   0 : old - len);
 		if (seen == old)
 			return 1;

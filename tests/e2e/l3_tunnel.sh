@@ -97,7 +97,7 @@ check "real queue: packets non_ip" "$(jq -r '.parsed.non_ip' <<<"$stats")" '==' 
 # Four equal flows share the signals: none takes most of them.  A flow
 # whose counted backlog had gone too high read as the heaviest for the
 # whole run and took 85 % of the marks at cwnd 2, while the other three
-# grew (fair.h: sj_fair_backlog_leave; 26-27 % each since).
+# grew (fair.h: sj_fair_backlog_leave; 25-27 % each since).
 check "real queue: largest share of CE marks one flow took (%)" \
 	"$(sj hist "$TUN_C" --flow proto tcp dport 5201 -j -n "$NS_C" |
 		jq '[.[0].flow_list[] | select(.packets > 1000) | .ecn_marks] |
