@@ -16,7 +16,9 @@
 # IDLE, NAME (results prefix, default host), RAW (raw data directory), OUT
 # (results directory), REF (another run's RAW whose fq_codel is a reference),
 # SJ_ATTACH (extra `sojourn attach` words, e.g. "hook clsact"), ANALYZE=0,
-# SS_PERIOD (s between srtt samples, 0.5).
+# SS_PERIOD (s between srtt samples, 0.5), SOJOURN_VARIANTS ("TAG=BINARY
+# ..."; a system named SYSTEM+TAG runs SYSTEM with that sojourn binary, so
+# two builds are compared in one run, interleaved).
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib/net.sh
@@ -66,11 +68,23 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 sj() { timeout 15 "$SOJOURN" "$@"; }
+SOJOURN_MAIN=$SOJOURN
+# sj_binary SYS: SOJOURN for SYS (SYSTEM+TAG: SOJOURN_VARIANTS' TAG)
+sj_binary() {
+	local v
+	SOJOURN=$SOJOURN_MAIN
+	case $1 in *+*) ;; *) return 0 ;; esac
+	for v in ${SOJOURN_VARIANTS:-}; do
+		[ "${v%%=*}" = "${1#*+}" ] && SOJOURN=${v#*=} && return 0
+	done
+	die "system $1: no ${1#*+}= in SOJOURN_VARIANTS"
+}
 read -r -a SJA <<<"${SJ_ATTACH:-}"	# extra attach words
 
 # sys_up SYSTEM RATE: the router's shaping, both directions
 sys_up() {
-	local s=$1 r=$2 d
+	local s=${1%%+*} r=$2 d
+	sj_binary "$1"
 	for d in "$DEV_RS" "$DEV_RC"; do
 		case $s in
 		pfifo_fast) htb_leaf "$NS_R" "$d" "$r" pfifo_fast ;;
@@ -89,6 +103,9 @@ sys_up() {
 		# below it at prio 1; sparse_class auto adds its class beside
 		sojourn_auto) htb_parent "$d" "$r" &&
 			sj attach "$d" "${SJA[@]}" -n "$NS_R" >/dev/null ;;
+		sojourn_auto_nosparse) htb_parent "$d" "$r" &&
+			sj attach "$d" sparse_class off "${SJA[@]}" -n "$NS_R" \
+				>/dev/null ;;
 		sojourn_auto_nofair) htb_parent "$d" "$r" &&
 			sj attach "$d" nofair "${SJA[@]}" -n "$NS_R" >/dev/null ;;
 		sojourn_sparse) htb_sparse "$d" "$r" &&
@@ -97,6 +114,9 @@ sys_up() {
 		# the kernel's AQMs (the VM run): leaves of the same HTB, with
 		# ECN as sojourn has it; cake shapes by itself, as deployed
 		fq_codel) htb_leaf "$NS_R" "$d" "$r" fq_codel ;;
+		# the tree sojourn_auto runs on (an operator's sqm-style tree),
+		# so the two AQMs can be compared on one tree too
+		fq_codel_parent) htb_parent "$d" "$r" fq_codel ;;
 		codel)	htb_leaf "$NS_R" "$d" "$r" codel ecn ;;
 		sfq)	htb_leaf "$NS_R" "$d" "$r" sfq perturb 10 ;;
 		red)	htb_leaf "$NS_R" "$d" "$r" red limit 1514000 \
@@ -116,16 +136,18 @@ sys_up() {
 	done
 }
 
-# htb_parent DEV RATE: 1:1 holds RATE, 1:10 below it (default, prio 1, may
-# take all of it) with a 1000-packet FIFO
+# htb_parent DEV RATE [LEAF...]: 1:1 holds RATE, 1:10 below it (default,
+# prio 1, may take all of it) with LEAF, a 1000-packet FIFO by default
 htb_parent() {
 	local d=$1 r=$2
+	shift 2
+	[ $# -gt 0 ] || set -- pfifo limit 1000
 	inr tc qdisc replace dev "$d" root handle 1: htb default 10 &&
 	inr tc class add dev "$d" parent 1: classid 1:1 htb rate "$r" \
 		quantum 1514 &&
 	inr tc class add dev "$d" parent 1:1 classid 1:10 htb rate "$r" \
 		prio 1 quantum 1514 &&
-	inr tc qdisc add dev "$d" parent 1:10 pfifo limit 1000
+	inr tc qdisc add dev "$d" parent 1:10 "$@"
 }
 
 # htb_sparse DEV RATE: 1:10 (default, 90 %) and 1:20 (prio 0, 10 %), both
@@ -287,8 +309,14 @@ mkdir -p "$RAW"
 	echo "delay $DELAY_KIND"
 	echo "commit $(git -C "$BN_ROOT" rev-parse --short HEAD 2>/dev/null)"
 	echo "sojourn_built $(date -u -r "$SOJOURN" +%Y-%m-%dT%H:%MZ)"
+	echo "sojourn_variants ${SOJOURN_VARIANTS:-}"
 } >"$RAW/info"
 
+for sys in $SYSTEMS; do	# a variant's binary must be there before any run
+	sj_binary "$sys"
+	[ -x "$SOJOURN" ] || die "system $sys: $SOJOURN is not executable"
+done
+SOJOURN=$SOJOURN_MAIN
 for rate in $RATES; do
 	mkdir -p "$RAW/$rate"
 	WORK="$RAW/$rate" KEEP_WORK=1

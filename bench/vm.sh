@@ -13,7 +13,7 @@
 # Environment: VMDIR, KPKG (kernel package), VM_CPUS (2), VM_MEM (2048),
 # VM_TIMEOUT (s), DELAY_KIND (netem; delayline as on the host),
 # SJ_ATTACH (words added to every attach, after `hook clsact`) and
-# rrul.sh's RATES SYSTEMS LOADS REPS SECS IDLE QUICK.
+# rrul.sh's RATES SYSTEMS LOADS REPS SECS IDLE QUICK SOJOURN_VARIANTS.
 set -u
 BENCH=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH/.." && pwd)
@@ -44,12 +44,17 @@ vm_prepare || die "cannot prepare the VM"
 # copies of the binaries, so a rebuild meanwhile does not change the run
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
 cp "$ROOT/build/sojourn" "$ROOT/build/delayline" "$VMDIR/" || exit 1
+variants=""	# SOJOURN_VARIANTS, copied as the main binary is
+for v in ${SOJOURN_VARIANTS:-}; do
+	cp "${v#*=}" "$VMDIR/sojourn+${v%%=*}" || exit 1
+	variants="$variants ${v%%=*}=$VMDIR/sojourn+${v%%=*}"
+done
 vm_guest_script "$OUT"
 cat >>"$OUT/run.sh" <<EOF
 cd "$ROOT" || exit 1
 DELAY_KIND=$DELAY_KIND DELAYLINE="$VMDIR/delayline" bench/capacity.sh >/tmp/out/capacity 2>&1
 echo "guest capacity: \$(tail -1 /tmp/out/capacity)"
-SOJOURN="$VMDIR/sojourn" DELAYLINE="$VMDIR/delayline" SJ_ATTACH="hook clsact ${SJ_ATTACH:-}" \\
+SOJOURN="$VMDIR/sojourn" SOJOURN_VARIANTS="$variants" DELAYLINE="$VMDIR/delayline" SJ_ATTACH="hook clsact ${SJ_ATTACH:-}" \\
 DELAY_KIND=$DELAY_KIND RATES="$RATES" SYSTEMS="$SYSTEMS" LOADS="$LOADS" REPS=$REPS SECS=$SECS \\
 IDLE=$IDLE NAME=$NAME RAW=/tmp/out/raw ANALYZE=0 SS_PERIOD=1 bench/rrul.sh
 echo "rc \$?" >/tmp/out/rc
