@@ -87,24 +87,30 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb,
 /*
  * One dequeue through the queue's law.  When the law asks for a signal, the
  * leaving packet's flow takes it if it may: with fairness, only a flow that
- * holds more than the mean backlog (egress carries a signal out only on
- * such a flow), and never a flow that still owes one (no saved-up signals
- * on one flow).  Else the law stays due, unmoved, and the next packet's
- * flow may take it: the signals go at the kernel's rate for the queue, to
- * the flows whose packets leave while it is due, as the kernel's codel
- * gives them to whatever packet is at the head.
+ * holds a quarter more than the mean backlog, or more than the mean once
+ * the law has waited half an interval (fair.h: sj_fair_takes_signal;
+ * egress carries a signal out by the same rule), and never a flow that
+ * still owes one (no saved-up signals on one flow).  Else the law
+ * stays due, unmoved, and the next packet's flow may take it: the signals
+ * go at the kernel's rate for the queue, to the flows whose packets leave
+ * while it is due, as the kernel's codel gives them to whatever packet is
+ * at the head.  With fairness the law then hastens by the number of flows
+ * the backlog holds (codel.h: codel_hasten), as fq_codel's law per flow
+ * would.
  */
 static __always_inline void sj_queue_law(struct sj_queue *q,
-					 struct sj_flow *flow, int may_take,
+					 struct sj_flow *flow, int fair,
 					 const struct codel_params *params,
 					 __u64 interval_ns, __u64 now,
 					 codel_time_t sojourn, __u32 backlog,
 					 struct sj_stats *st)
 {
 	struct codel_vars *v = &q->vars;
-	__u64 at;
+	codel_time_t cnow = CODEL_NS(now);
+	__u64 at, mean = READ_ONCE(q->mean_backlog);
+	int may_take;
 
-	if (!codel_due(v, params, CODEL_NS(now), sojourn, backlog))
+	if (!codel_due(v, params, cnow, sojourn, backlog))
 		return;
 	at = flow ? READ_ONCE(flow->signal_at) : 0;
 	/* one owed for over an interval has outlived its reason */
@@ -113,11 +119,18 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 		st->signals_expired++;
 		at = 0;
 	}
-	if (!flow || !may_take || at) {
+	may_take = flow && (!fair ||
+		   sj_fair_takes_signal(READ_ONCE(flow->backlog), mean,
+					codel_overdue(v, cnow),
+					params->interval / SJ_FAIR_GRACE_DIV));
+	if (!may_take || at) {
 		st->signals_deferred++;
 		return;
 	}
-	codel_signalled(v, params, CODEL_NS(now));
+	codel_signalled(v, params, cnow);
+	/* a root whose backlog we cannot read: one flow, the kernel's law */
+	if (fair && backlog != SJ_BACKLOG_UNKNOWN)
+		codel_hasten(v, cnow, sj_fair_flows(backlog, mean));
 	WRITE_ONCE(flow->signal_at, now);
 	st->signals++;
 }
@@ -253,9 +266,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		    flow->backlog > backlog)
 			flow->backlog = backlog;
 	}
-	sj_queue_law(q, flow,
-		     flow && (!fair || sj_fair_heavy(READ_ONCE(flow->backlog),
-						     READ_ONCE(q->mean_backlog))),
-		     &params, interval_ns, now, sojourn, backlog, st);
+	sj_queue_law(q, flow, fair, &params, interval_ns, now, sojourn,
+		     backlog, st);
 	return 0;
 }

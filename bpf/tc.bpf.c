@@ -139,7 +139,8 @@ static __always_inline int sj_take_signal(struct sj_flow *flow, __u64 now,
  * Fairness at enqueue (include/fair.h): the flow's backlog grows by this
  * packet; a sparse flow is sent ahead; an unresponsive heavy flow loses
  * its excess.  Returns 1 when the packet is dropped, and says in *heavy
- * whether the flow holds more than the mean.
+ * whether the flow holds more than the mean, in *carry whether it may
+ * carry out a signal it owes (fair.h: sj_fair_takes_signal).
  */
 static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					   struct sj_settings *set,
@@ -147,7 +148,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					   struct sj_flow *flow,
 					   const struct sj_pkt *pkt,
 					   struct sj_queue *q, __u64 now,
-					   int *heavy)
+					   int *heavy, int *carry)
 {
 	__u64 ldelay = CODEL_TO_NS(READ_ONCE(q->vars.ldelay));
 	__u64 backlog = READ_ONCE(flow->backlog), mean;
@@ -207,6 +208,10 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	}
 	mean = READ_ONCE(q->mean_backlog);
 	*heavy = sj_fair_heavy(backlog, mean);
+	/* by what it held before this packet, as the law judged it */
+	*carry = sj_fair_takes_signal(backlog, mean,
+				      sj_since(now, READ_ONCE(flow->signal_at)),
+				      set->interval_ns / SJ_FAIR_GRACE_DIV);
 	if (*heavy) {
 		flow->light_since = 0;
 	} else {
@@ -257,7 +262,7 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 					 const struct sj_pkt *pkt, __u64 now)
 {
 	struct sj_queue *q = NULL;
-	int txq, heavy = 1;
+	int txq, heavy = 1, carry = 1;
 
 	sj_observe_enqueue(skb, &pkt->key);
 	if (!flow)
@@ -267,7 +272,8 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 	txq = sj_txq_of(skb, att);
 	if (txq >= 0)
 		q = sj_queue_of(att, txq);
-	if (q && sj_fair_enqueue(skb, set, st, flow, pkt, q, now, &heavy))
+	if (q && sj_fair_enqueue(skb, set, st, flow, pkt, q, now, &heavy,
+				 &carry))
 		return SJ_ACT_DROP;
 
 	/* the flow's last sojourn: one aligned word, a racy read is a
@@ -279,10 +285,11 @@ static __always_inline int sj_real_queue(struct __sk_buff *skb,
 		__sync_fetch_and_add(&flow->ce_marks, 1);
 	}
 
-	/* with fairness, a flow's signal waits while the flow holds less
-	 * than its share (it expires if that lasts an interval); one judged
-	 * unresponsive has its own dropper */
-	if ((set->fair && (!heavy || flow->drop_p)) ||
+	/* with fairness, a flow carries its signal out as the law gave it
+	 * (fair.h: sj_fair_takes_signal), else the signal waits (and
+	 * expires if that lasts an interval); one judged unresponsive has
+	 * its own dropper */
+	if ((set->fair && (!carry || flow->drop_p)) ||
 	    !sj_take_signal(flow, now, set->interval_ns, st))
 		return SJ_ACT_NEXT;
 	if (heavy && !flow->signals_heavy)

@@ -1065,6 +1065,54 @@ static void case_queue_law(void)
 	CHECK(n > 100, "beside the probe class: %d signals, want > 100", n);
 }
 
+/*
+ * codel_hasten: n flows' laws together, interval/sqrt(k*n).  At count 1
+ * the next signal is an interval on; four flows make it half an interval
+ * (within the table's rounding), sixteen or more a quarter, one flow or a
+ * law not yet dropping leaves it alone.  codel_overdue counts from the
+ * next signal's time, or from first_above_time before the first.
+ */
+static void case_hasten(void)
+{
+	const uint32_t interval = CODEL_MS(100), now = 0xfffff000u;
+	struct codel_vars v;
+	const uint32_t ns[] = { 0, 1, 2, 3, 4, 9, 16, 1000 };
+	const double want[] = { 1, 1, 0.70711, 0.57735, 0.5, 0.33333, 0.25,
+				0.25 };
+	size_t i;
+
+	for (i = 0; i < sizeof(ns) / sizeof(*ns); i++) {
+		double got;
+
+		memset(&v, 0, sizeof(v));
+		v.dropping = 1;
+		v.drop_next = now + interval;	/* wraps: serial arithmetic */
+		codel_hasten(&v, now, ns[i]);
+		got = (double)(uint32_t)(v.drop_next - now) / interval;
+		CHECK(fabs(got - want[i]) < 0.001, "n %u: next signal at "
+		      "%.4f interval, want %.4f", ns[i], got, want[i]);
+	}
+	for (i = 0; i < (1u << 22); i += 997)
+		CHECK(codel_isqrt(i) == (uint32_t)sqrt(i), "isqrt(%zu) = %u", i,
+		      codel_isqrt(i));
+	memset(&v, 0, sizeof(v));
+	v.drop_next = now + interval;
+	codel_hasten(&v, now, 4);
+	CHECK(v.drop_next == now + interval, "hastened outside dropping");
+	v.dropping = 1;
+	v.drop_next = now - 5;		/* already due: nothing to shorten */
+	codel_hasten(&v, now, 4);
+	CHECK(v.drop_next == now - 5, "hastened a signal already due");
+	CHECK(codel_overdue(&v, now) == 5, "overdue %u, want 5",
+	      codel_overdue(&v, now));
+	v.dropping = 0;
+	v.first_above_time = now + 7;
+	CHECK(codel_overdue(&v, now) == 0, "overdue before it is due");
+	v.first_above_time = now - 9;
+	CHECK(codel_overdue(&v, now) == 9, "overdue %u from first_above_time, "
+	      "want 9", codel_overdue(&v, now));
+}
+
 int main(void)
 {
 	static const struct {
@@ -1087,6 +1135,7 @@ int main(void)
 		{ "j_target_edge", case_target_edge },
 		{ "k_random_traces", case_random },
 		{ "l_queue_law_hears_the_bulk", case_queue_law },
+		{ "m_hasten_by_flows", case_hasten },
 	};
 	size_t i;
 

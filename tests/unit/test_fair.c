@@ -361,10 +361,39 @@ static void test_sparse_bound(void)
 	CHECK(offered > 2 * ahead, "the test offered too little: %llu", offered);
 }
 
+/*
+ * Who takes the law's signal: a flow a quarter above the mean at once;
+ * one at or just above the mean only once the law has waited its grace,
+ * so flows of equal backlogs still get signals (paced senders); one
+ * below the mean never.  And the flows the backlog holds, by the mean.
+ */
+static void test_takes_signal(void)
+{
+	const __u32 grace = 4882;	/* 5 ms in the law's units */
+
+	CHECK(sj_fair_takes_signal(13000, 10000, 0, grace),
+	      "1.3x the mean did not take the signal at once");
+	CHECK(!sj_fair_takes_signal(12000, 10000, grace - 1, grace),
+	      "1.2x the mean took it before the grace");
+	CHECK(sj_fair_takes_signal(10001, 10000, grace, grace),
+	      "a flow above the mean did not take it after the grace");
+	CHECK(!sj_fair_takes_signal(10000, 10000, grace * 100, grace),
+	      "a flow at the mean took it");
+	CHECK(!sj_fair_takes_signal(5000, 10000, grace * 100, grace),
+	      "a light flow took it");
+	CHECK(sj_fair_flows(40000, 10000) == 4, "4 equal flows: %u",
+	      sj_fair_flows(40000, 10000));
+	CHECK(sj_fair_flows(40000, 0) == 1, "no mean yet: %u",
+	      sj_fair_flows(40000, 0));
+	CHECK(sj_fair_flows(5000, 10000) == 1, "backlog under the mean: %u",
+	      sj_fair_flows(5000, 10000));
+}
+
 int main(void)
 {
 	test_tcp_answer();
 	test_judge();
+	test_takes_signal();
 	test_sparse_bound();
 	test_mean_equal_flows();
 	test_mean_one_hog();
