@@ -107,11 +107,13 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 {
 	struct codel_vars *v = &q->vars;
 	codel_time_t cnow = CODEL_NS(now);
-	__u64 at, mean = READ_ONCE(q->mean_backlog);
+	__u64 at, mean;
 	int may_take;
 
 	if (!codel_due(v, params, cnow, sojourn, backlog))
 		return;
+	/* the fair share is read only when the law asks for a signal */
+	mean = READ_ONCE(q->mean_backlog);
 	at = flow ? READ_ONCE(flow->signal_at) : 0;
 	/* one owed for over an interval has outlived its reason */
 	if (at && sj_signal_expired(at, now, interval_ns) &&

@@ -1068,9 +1068,10 @@ static void case_queue_law(void)
 /*
  * codel_hasten: n flows' laws together, interval/sqrt(k*n).  At count 1
  * the next signal is an interval on; four flows make it half an interval
- * (within the table's rounding), sixteen or more a quarter, one flow or a
- * law not yet dropping leaves it alone.  codel_overdue counts from the
- * next signal's time, or from first_above_time before the first.
+ * (within the integer square root's rounding), sixteen or more a quarter,
+ * one flow or a law not yet dropping leaves it alone.  codel_overdue
+ * counts from the next signal's time, or from first_above_time before the
+ * first.
  */
 static void case_hasten(void)
 {
