@@ -87,9 +87,9 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb,
 /*
  * One dequeue through the queue's law.  When the law asks for a signal, the
  * leaving packet's flow takes it if it may: with fairness, only a flow that
- * holds a quarter more than the mean backlog, or more than the mean once
- * the law has waited half an interval (fair.h: sj_fair_takes_signal;
- * egress carries a signal out by the same rule), and never a flow that
+ * sends faster than the queue's mean rate, or any flow once the law has
+ * waited half an interval (fair.h: sj_fair_takes_signal; egress carries
+ * a signal out by the same rule), and never a flow that
  * still owes one (no saved-up signals on one flow).  Else the law
  * stays due, unmoved, and the next packet's flow may take it: the signals
  * go at the kernel's rate for the queue, to the flows whose packets leave
@@ -122,7 +122,8 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 		at = 0;
 	}
 	may_take = flow && (!fair ||
-		   sj_fair_takes_signal(READ_ONCE(flow->backlog), mean,
+		   sj_fair_takes_signal(READ_ONCE(flow->recent_bytes),
+					READ_ONCE(q->mean_recent),
 					codel_overdue(v, cnow),
 					params->interval / SJ_FAIR_GRACE_DIV));
 	if (!may_take || at) {

@@ -208,8 +208,9 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	}
 	mean = READ_ONCE(q->mean_backlog);
 	*heavy = sj_fair_heavy(backlog, mean);
-	/* by what it held before this packet, as the law judged it */
-	*carry = sj_fair_takes_signal(backlog, mean,
+	/* by its rate, this packet counted, as the law judged it */
+	*carry = sj_fair_takes_signal(flow->recent_bytes,
+				      READ_ONCE(q->mean_recent),
 				      sj_since(now, READ_ONCE(flow->signal_at)),
 				      set->interval_ns / SJ_FAIR_GRACE_DIV);
 	if (*heavy) {
@@ -245,9 +246,17 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		}
 	}
 	/* the mean is the fair share of the flows that answer: those
-	 * judged unresponsive, and what is dropped, stay out of it */
-	if (!flow->drop_p)
+	 * judged unresponsive, and what is dropped, stay out of it; the
+	 * mean rate is that of the flows that compete for the link, so a
+	 * sparse flow (a download's ACKs, a DNS query) stays out of it too,
+	 * as fq_codel shares the link among the flows it holds a queue for */
+	if (!flow->drop_p) {
 		WRITE_ONCE(q->mean_backlog, sj_fair_mean_step(mean, backlog));
+		if (!sparse)
+			WRITE_ONCE(q->mean_recent,
+				   sj_fair_mean_step(READ_ONCE(q->mean_recent),
+						     flow->recent_bytes));
+	}
 admit:
 	__sync_fetch_and_add(&flow->backlog, len);
 	flow->backlog_at = now;

@@ -400,6 +400,10 @@ struct sj_queue {
 	/* fairness: the backlog the average arriving packet's flow holds,
 	 * an estimate every CPU nudges without the lock */
 	__u64 mean_backlog;
+	/* fairness: the rate (sj_flow's recent_bytes) the average arriving
+	 * packet of a flow that is not sparse has its flow send at, nudged
+	 * as mean_backlog is; who takes the law's signals (fair.h) */
+	__u64 mean_recent;
 	/* sparse steering's bound (fair.h): bytes that left over about the
 	 * last interval (the queue's one dequeuer moves it) and bytes sent
 	 * ahead over about the last interval (every CPU, without the lock:

@@ -3,11 +3,11 @@
 #
 # Paced senders of equal rates on one FIFO: four TCP flows, each paced by
 # its sender at 6 Mbit/s (iperf3 -b, one 1448-byte write at a time), into
-# a 20 Mbit/s bottleneck.  Such flows hold about equal backlogs, so with
-# `fair` none may stand a quarter above the mean backlog for long, where a
-# flow takes the law's signal at once (include/fair.h:
-# sj_fair_takes_signal); the law must still signal them, not wait on a
-# heavier flow that never comes, and hold the queue as it holds cubic's.
+# a 20 Mbit/s bottleneck.  Such flows send at about equal rates, so with
+# `fair` none may stay above the mean rate for long, where a flow takes
+# the law's signal at once (include/fair.h: sj_fair_takes_signal); the
+# law must still signal them, not wait on a heavier flow that never comes,
+# and hold the queue as it holds cubic's.
 # A ping beside them must see the queue near target: median rise under
 # 20 ms, where the FIFO alone (SJ_BASELINES=1) reads hundreds.
 #

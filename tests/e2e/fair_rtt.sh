@@ -6,18 +6,17 @@
 # line -> server, with per-port delays: two cubic flows each to port 5201
 # (10 ms base RTT), 5202 (80 ms) and 5203 (300 ms).  A FIFO, and CoDel
 # alone, give the short flows most of the link; fairness (signals for the
-# flows that hold more than the mean backlog) must bring Jain's index of
-# the six goodputs to JAIN_MIN or more, with ECN and without, where the
-# FIFO reads 0.69-0.81 and nofair 0.56-0.61.  Issue 17 asks for 0.9: one
-# CoDel law per queue (2026-12-05) measured 0.898-0.942 here, and hastened
-# by the number of flows, with signals for flows a quarter above the mean
-# (2026-12-06), 0.889-0.929: at that bar, not over it.  The per-flow laws
-# before it read 0.94-0.95 while the queue stood ~2.5x higher; a standing
-# queue evens out RTTs (10+26 against 300+26 ms is 9x, 10+10 against
-# 300+10 is 15x), and at a 5 ms target a FIFO cannot hand each flow its
-# share as fq_codel's DRR does.  0.85 guards that fairness still works
-# (nofair is far below it) without a coin toss at the bar; README states
-# the miss.
+# flows that send faster than the mean rate) must bring Jain's index of
+# the six goodputs to JAIN_MIN, issue 17's 0.9, or more, with ECN and
+# without, where the FIFO reads 0.69-0.81 and nofair 0.56-0.61.  Signals
+# for the flows that held more than the mean backlog read 0.889-0.942
+# (one law per queue, hastened or not, 2026-12-05/06): at that bar, not
+# over it, as the test's 0.85 then said.  Near a 5 ms target each flow
+# holds one or two packets, and which holds two is chance: the law mostly
+# waited, and the 10 ms flows took too few signals to be held to their
+# share (146-164 each a run, 181-198 by rate).  By rate, 0.93-0.972 in
+# five runs, each with ECN and without (2026-12-06).
+# The log says where the signals went, per flow by port.
 # Every flow here is TCP that answers every signal, so the judge of
 # unresponsive flows must convict none: 0 unresponsive_drops in both fair
 # runs (issue 17; the judge that convicted on heaviness alone dropped
@@ -34,7 +33,7 @@ net_require iperf3 jq
 [ -x "$SOJOURN" ] || skip "$SOJOURN not built"
 
 SECS=${SECS:-15}
-JAIN_MIN=${JAIN_MIN:-0.85}
+JAIN_MIN=${JAIN_MIN:-0.9}
 PORTS="5201 5202 5203"
 DELAY_MS=20 DELAY_RULES="5201=5 5202=40 5203=150"
 cleanup() {
@@ -112,5 +111,13 @@ for mode in ecn drop; do
 		"$(delta ecn_mark) / $(delta drops) / $(delta tcp_answers)" "" info
 	row "fair $mode: signals / expired / deferred" \
 		"$(delta signals) / $(delta signals_expired) / $(delta signals_deferred)" "" info
+	# where the signals went: this run's flows (younger than it), by RTT
+	log "fair $mode: signals carried (marks + drops) / packets, by port: $(
+		sj hist "$DEV_RS" --flow proto tcp -j -n "$NS_R" |
+		jq -r --argjson young $(((SECS + 8) * 1000)) '
+			[.[0].flow_list[] | select(.age_ms < $young and .packets > 100)] |
+			group_by(.dport) | map("\(.[0].dport): " +
+				([.[] | "\(.ecn_marks + .drops)/\(.packets)"] | join(" ")))
+			| join(", ")')"
 done
 finish fair_rtt

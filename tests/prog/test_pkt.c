@@ -138,6 +138,7 @@ struct setup {
 	/* leave the settings and queue 0 as the run before left them (the
 	 * flow window's count with them) */
 	int keep_settings;
+	int fair;			/* `fair`: the queue's means move */
 };
 
 /* The context and test_run flags the check_* helpers run with: a GSO
@@ -185,6 +186,7 @@ static void prepare(const struct setup *s)
 		.sparse_priority = s->sparse_priority,
 		.quantum = 1514,
 		.flows_cap = s->flows_cap,
+		.fair = s->fair,
 	};
 	__u64 backlog_at = s->backlog ? rn_mono_ns() - s->backlog_age : 0;
 	struct sj_queue q = {
@@ -2058,6 +2060,46 @@ static void test_steer_thin(void)
 	check_case("steer_thin_acks_stay_sparse");
 }
 
+/*
+ * Who takes the law's signals is judged by rate against the mean rate of
+ * the flows that compete for the link (fair.h: sj_fair_takes_signal): a
+ * download's ACKs, sparse however many they are, stay out of that mean,
+ * which would otherwise fall toward 0 and put every bulk flow above it.
+ * 20 full segments of a bulk flow, past its first quantum, move the mean
+ * up; 40 pure ACKs of another flow after them leave it where it was.
+ */
+static void test_mean_rate(void)
+{
+	struct __sk_buff ctx = { .priority = 0 };
+	struct setup s = { .ldelay = CODEL_MS(1), .fair = 1, .ctx = &ctx };
+	struct frame ack, data;
+	struct result r;
+	__u64 bulk;
+	int i;
+
+	tcp4(&ack, ECT0, 40093);
+	fr_eth(&data, ETH_P_IP);
+	fr_ip4(&data, ECT0, IPPROTO_TCP, 5, 0);
+	fr_tcp(&data, 40094, 80);
+	fr_put(&data, NULL, 1448);
+	fr_finish(&data);
+	for (i = 0; i < 20; i++) {
+		run(&data, &s, &r);
+		check_ran(&r, SJ_ACT_NEXT);
+		s.keep = s.keep_settings = 1;
+	}
+	bulk = r.q.mean_recent;
+	CHECK(bulk > 0 && bulk <= 20 * 1448,
+	      "20 full segments moved the mean rate to %llu",
+	      (unsigned long long)bulk);
+	for (i = 0; i < 40; i++)
+		run(&ack, &s, &r);
+	CHECK(r.q.mean_recent == bulk,
+	      "40 pure ACKs moved the mean rate from %llu to %llu",
+	      (unsigned long long)bulk, (unsigned long long)r.q.mean_recent);
+	check_case("fair_mean_rate_leaves_sparse_flows_out");
+}
+
 /* ------------------------------------------------------------------ */
 /* The host's programs and the attachments they serve                   */
 
@@ -2310,6 +2352,7 @@ int main(void)
 	test_l3();
 	test_steer();
 	test_steer_thin();
+	test_mean_rate();
 	test_no_attachment();
 	test_flow_cap();
 

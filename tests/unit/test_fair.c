@@ -362,25 +362,25 @@ static void test_sparse_bound(void)
 }
 
 /*
- * Who takes the law's signal: a flow a quarter above the mean at once;
- * one at or just above the mean only once the law has waited its grace,
- * so flows of equal backlogs still get signals (paced senders); one
- * below the mean never.  And the flows the backlog holds, by the mean.
+ * Who takes the law's signal: a flow that sends faster than the mean at
+ * once, however little; one at or below the mean only once the law has
+ * waited its grace, so a flow alone, or flows of equal rates, still get
+ * signals.  And the flows the backlog holds, by the mean.
  */
 static void test_takes_signal(void)
 {
 	const __u32 grace = 4882;	/* 5 ms in the law's units */
 
-	CHECK(sj_fair_takes_signal(13000, 10000, 0, grace),
-	      "1.3x the mean did not take the signal at once");
-	CHECK(!sj_fair_takes_signal(12000, 10000, grace - 1, grace),
-	      "1.2x the mean took it before the grace");
-	CHECK(sj_fair_takes_signal(10001, 10000, grace, grace),
-	      "a flow above the mean did not take it after the grace");
-	CHECK(!sj_fair_takes_signal(10000, 10000, grace * 100, grace),
-	      "a flow at the mean took it");
-	CHECK(!sj_fair_takes_signal(5000, 10000, grace * 100, grace),
-	      "a light flow took it");
+	CHECK(sj_fair_takes_signal(10001, 10000, 0, grace),
+	      "a flow above the mean rate did not take the signal at once");
+	CHECK(!sj_fair_takes_signal(10000, 10000, grace - 1, grace),
+	      "a flow at the mean took it before the grace");
+	CHECK(!sj_fair_takes_signal(5000, 10000, grace - 1, grace),
+	      "a light flow took it before the grace");
+	CHECK(sj_fair_takes_signal(10000, 10000, grace, grace),
+	      "a flow at the mean (alone, or all equal) did not take it after the grace");
+	CHECK(sj_fair_takes_signal(0, 10000, grace, grace),
+	      "no flow took it after the grace: the law would wait on");
 	CHECK(sj_fair_flows(40000, 10000) == 4, "4 equal flows: %u",
 	      sj_fair_flows(40000, 10000));
 	CHECK(sj_fair_flows(40000, 0) == 1, "no mean yet: %u",
