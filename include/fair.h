@@ -109,20 +109,21 @@ static __always_inline int sj_fair_heavy(__u64 backlog, __u64 mean)
  * packet, as the law gives it (dequeue.bpf.c), and again as its next packet
  * would carry it out (tc.bpf.c).  It takes it if it sends faster than the
  * queue's mean: `recent`, its bytes over about the last interval
- * (sj_fair_recent), above `mean`, the packet-weighted mean of those
- * (q->mean_recent), the flow a queue's fair share would slow first, as
- * fq_codel's DRR builds a queue only for a flow above its share.
+ * (sj_fair_recent), above `mean`, the packet-weighted mean of those over
+ * the flows that are not sparse (q->mean_recent, moved in tc.bpf.c), the
+ * flow a fair share would slow first, as fq_codel's DRR builds a queue
+ * only for a flow above its share.
  *
  * By rate, not by the bytes it holds: in a FIFO kept near a 5 ms target
  * each flow holds one or two packets, and which of them holds two at a
  * given moment is chance.  Judged by backlog (a flow a quarter above the
- * mean taking at once), the law stayed due for most packets (3400-4600
- * signals deferred a run in fair_rtt), and the flows that needed the
- * signals most went without: the 10 ms flows took 146-164 each in 18 s,
+ * mean taking at once), the law stayed due over 3400-4600 dequeues a run
+ * in fair_rtt (signals_deferred), and the flows that needed the signals
+ * most went without: the 10 ms flows took 146-164 each in 18 s,
  * the 300 ms flows 10-31, Jain 0.895-0.926, the 10 ms flows at 1.9x the
- * 300 ms ones.  By rate, 181-198 and 13-27, ~500 signals a run against
- * ~420, Jain 0.93-0.972, the short flows at 1.5x (2026-12-06, five runs
- * with ECN and without).
+ * 300 ms ones.  By rate, 172-239 and 13-40, 807-901 deferred, ~500
+ * signals a run against ~420, Jain 0.93-0.972, the short flows at 1.5x
+ * (2026-12-06, six runs with ECN and without).
  *
  * No flow need be above the mean for long: one flow at a constant rate
  * is the mean.  So once the law has been due, or the signal owed, for

@@ -14,8 +14,8 @@
 # over it, as the test's 0.85 then said.  Near a 5 ms target each flow
 # holds one or two packets, and which holds two is chance: the law mostly
 # waited, and the 10 ms flows took too few signals to be held to their
-# share (146-164 each a run, 181-198 by rate).  By rate, 0.93-0.972 in
-# five runs, each with ECN and without (2026-12-06).
+# share (146-164 each a run, 172-239 by rate).  By rate, 0.93-0.972 in
+# six runs, each with ECN and without (2026-12-06).
 # The log says where the signals went, per flow by port.
 # Every flow here is TCP that answers every signal, so the judge of
 # unresponsive flows must convict none: 0 unresponsive_drops in both fair
