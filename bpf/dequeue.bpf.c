@@ -107,13 +107,11 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 {
 	struct codel_vars *v = &q->vars;
 	codel_time_t cnow = CODEL_NS(now);
-	__u64 at, mean;
+	__u64 at;
 	int may_take;
 
 	if (!codel_due(v, params, cnow, sojourn, backlog))
 		return;
-	/* the fair share is read only when the law asks for a signal */
-	mean = READ_ONCE(q->mean_backlog);
 	at = flow ? READ_ONCE(flow->signal_at) : 0;
 	/* one owed for over an interval has outlived its reason */
 	if (at && sj_signal_expired(at, now, interval_ns) &&
@@ -133,7 +131,8 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 	codel_signalled(v, params, cnow);
 	/* a root whose backlog we cannot read: one flow, the kernel's law */
 	if (fair && backlog != SJ_BACKLOG_UNKNOWN)
-		codel_hasten(v, cnow, sj_fair_flows(backlog, mean));
+		codel_hasten(v, cnow, sj_fair_flows(backlog,
+					READ_ONCE(q->mean_backlog)));
 	WRITE_ONCE(flow->signal_at, now);
 	st->signals++;
 }

@@ -52,12 +52,20 @@
 /* ------------------------------------------------------------------ */
 /* Frames: tests/prog/corpus.h builds them                              */
 
-static void tcp4(struct frame *f, __u8 tos, __u16 sport)
+/* An IPv4 TCP segment to port 80 carrying `payload` bytes (0: an ACK) */
+static void tcp4_data(struct frame *f, __u8 tos, __u16 sport, __u32 payload)
 {
 	fr_eth(f, ETH_P_IP);
 	fr_ip4(f, tos, IPPROTO_TCP, 5, 0);
 	fr_tcp(f, sport, 80);
+	if (payload)
+		fr_put(f, NULL, payload);
 	fr_finish(f);
+}
+
+static void tcp4(struct frame *f, __u8 tos, __u16 sport)
+{
+	tcp4_data(f, tos, sport, 0);
 }
 
 static void tcp6(struct frame *f, __u8 tclass, __u16 sport)
@@ -2035,11 +2043,7 @@ static void test_steer_thin(void)
 	int i, acks = 0, segs = 0;
 
 	tcp4(&ack, ECT0, 40091);
-	fr_eth(&data, ETH_P_IP);
-	fr_ip4(&data, ECT0, IPPROTO_TCP, 5, 0);
-	fr_tcp(&data, 40092, 80);
-	fr_put(&data, NULL, 200);
-	fr_finish(&data);
+	tcp4_data(&data, ECT0, 40092, 200);
 	/* each loop within the bound on what goes ahead: two quanta while
 	 * the queue has sent nothing (the second starts the queue anew) */
 	for (i = 0; i < 40; i++) {
@@ -2078,11 +2082,7 @@ static void test_mean_rate(void)
 	int i;
 
 	tcp4(&ack, ECT0, 40093);
-	fr_eth(&data, ETH_P_IP);
-	fr_ip4(&data, ECT0, IPPROTO_TCP, 5, 0);
-	fr_tcp(&data, 40094, 80);
-	fr_put(&data, NULL, 1448);
-	fr_finish(&data);
+	tcp4_data(&data, ECT0, 40094, 1448);
 	for (i = 0; i < 20; i++) {
 		run(&data, &s, &r);
 		check_ran(&r, SJ_ACT_NEXT);
