@@ -352,7 +352,9 @@ static __always_inline __u32 sj_fair_p_step(__u32 p, int heavy)
  * tunnel (l3_tunnel, 2026-12-06) one cubic flow at cwnd 2 read 21804
  * bytes queued for the whole run, took 2258 of 2659 CE marks as the
  * "heaviest" flow, and the other three grew unsignalled (the law's count
- * ran to 2000-4800, the bulk RTT rise to 15-21 ms).  An enqueue that
+ * ran to 2000-4800, the bulk RTT rise to 15-21 ms).  Instrumented runs
+ * later lost no decrement and formed no excess (README, Fairness): the
+ * source is not known, and this bounds it.  An enqueue that
  * races the reset loses its bytes until its own packet leaves, which
  * resets again: the count errs low for one packet, never high for long.
  * Returns 1 when the count was moved, 0 when the bytes were lost.
