@@ -180,6 +180,9 @@ for q in 0 1 2; do
 done
 check "queue 3: its law's CoDel count (paced)" "${qcount[3]}" '==' 0
 check "flows found in the flows map" "$(wc -l <"$WORK/flows.txt")" '>=' 9
+# leaving on 4 queues from 2 CPUs, each packet still finds its flow
+check "packets that left without their flow (% of measured)" \
+	"$(sj hist "$DEV_RS" -j -n "$NS_R" | without_flow_pct)" '<=' 1
 marked_queues=$(awk '$3 > 0 {print $1}' "$WORK/flows.txt" | sort -u | tr '\n' ' ')
 row "queues whose flows got marks" "${marked_queues:-none}" "" info
 check "queues with marked flows" "$(wc -w <<<"$marked_queues")" '>=' 2

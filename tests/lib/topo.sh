@@ -350,6 +350,15 @@ sj_stats() {
 	sj show "$1" -s -j -n "$NS_R" | jq -c --arg d "$1" \
 		'[.[] | select(.dev == $d)][0]'
 }
+# without_flow_pct < `sj hist DEV -j`: of the packets measured leaving, the
+# share (%, one decimal) the tracepoint found no flow for.  What the per-flow
+# backlog takes away rests on finding it (observe.bpf.h's slot table): a
+# slot two flows share may lose a few, a hash that changed between the two
+# hooks all of them.
+without_flow_pct() {
+	jq -r '.[0] | if .histogram.count > 0 then
+		(1000 * .without_flow / .histogram.count | floor) / 10 else 100 end'
+}
 
 # topo_shape_prio [RATE [PRIO_RATE]]: the bottleneck as operators build it
 # with a priority class: HTB root, a parent class 1:10 at RATE (default
