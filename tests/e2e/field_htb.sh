@@ -71,6 +71,8 @@ codel_gp=$(goodput codel)
 check "sojourn: bulk RTT rise median (ms)" \
 	"$(fsub "$(rtt_median codel)" "$idle")" '<=' "$RISE_MAX"
 check "sojourn: ecn_mark" "$(jq -r '.stats.ecn_mark // "nan"' <<<"$stats")" '>' 0
+check "sojourn: packets that left without their flow (% of measured)" \
+	"$(sj hist "$DEV_RS" -j -n "$NS_R" | without_flow_pct)" '<=' 1
 check "sojourn: goodput % of FIFO" \
 	"$(awk -v a="$codel_gp" -v b="$fifo_gp" 'BEGIN{printf "%.1f", 100*a/b}')" '>=' 85
 row "sojourn: goodput (Mbit/s)" "$codel_gp" "" info

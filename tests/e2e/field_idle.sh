@@ -286,6 +286,9 @@ row "sojourn: drops" "$(jq -r '.stats.drops // "nan"' <<<"$stats")" "" info
 is "sojourn: sparse path by default (band 0's priority)" "$(jq -r '.sparse_priority' <<<"$stats")" 6
 row "sojourn: sent ahead (band 0)" "$(jq -r '.stats.sparse_steered // "nan"' <<<"$stats")" "" info
 check "sojourn: reordered" "$(jq -r '.stats.reordered // "nan"' <<<"$stats")" '==' 0
+# pfifo_fast is lockless: its packets still find their flows as they leave
+check "sojourn: packets that left without their flow (% of measured)" \
+	"$(sj hist "$DEV_RS" -j -n "$NS_R" | without_flow_pct)" '<=' 1
 
 # 3. sojourn, plain CoDel
 sj change "$DEV_RS" nofair -n "$NS_R" || die "sojourn change nofair"
