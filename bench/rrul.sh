@@ -16,6 +16,7 @@
 # IDLE, NAME (results prefix, default host), RAW (raw data directory), OUT
 # (results directory), REF (another run's RAW whose fq_codel is a reference),
 # SJ_ATTACH (extra `sojourn attach` words, e.g. "hook clsact"), ANALYZE=0,
+# HTB_BURST (every HTB class's burst and cburst, bench/lib/net.sh),
 # SS_PERIOD (s between srtt samples, 0.5), SOJOURN_VARIANTS ("TAG=BINARY
 # ..."; a system named SYSTEM+TAG runs SYSTEM with that sojourn binary, so
 # two builds are compared in one run, interleaved).
@@ -144,9 +145,9 @@ htb_parent() {
 	[ $# -gt 0 ] || set -- pfifo limit 1000
 	inr tc qdisc replace dev "$d" root handle 1: htb default 10 &&
 	inr tc class add dev "$d" parent 1: classid 1:1 htb rate "$r" \
-		quantum 1514 &&
+		quantum 1514 "${HTB_BURST_ARGS[@]}" &&
 	inr tc class add dev "$d" parent 1:1 classid 1:10 htb rate "$r" \
-		prio 1 quantum 1514 &&
+		prio 1 quantum 1514 "${HTB_BURST_ARGS[@]}" &&
 	inr tc qdisc add dev "$d" parent 1:10 "$@"
 }
 
@@ -157,13 +158,13 @@ htb_sparse() {
 	mbit=$(awk -v r="$r" 'BEGIN { print r + 0 }')	# "20mbit" -> 20
 	inr tc qdisc replace dev "$d" root handle 1: htb default 10 &&
 	inr tc class add dev "$d" parent 1: classid 1:1 htb rate "$r" \
-		quantum 1514 &&
+		quantum 1514 "${HTB_BURST_ARGS[@]}" &&
 	inr tc class add dev "$d" parent 1:1 classid 1:10 htb \
 		rate "$(awk -v m="$mbit" 'BEGIN { print m * 900 }')kbit" ceil "$r" \
-		prio 1 quantum 1514 &&
+		prio 1 quantum 1514 "${HTB_BURST_ARGS[@]}" &&
 	inr tc class add dev "$d" parent 1:1 classid 1:20 htb \
 		rate "$(awk -v m="$mbit" 'BEGIN { print m * 100 }')kbit" ceil "$r" \
-		prio 0 quantum 1514 &&
+		prio 0 quantum 1514 "${HTB_BURST_ARGS[@]}" &&
 	inr tc qdisc add dev "$d" parent 1:10 pfifo limit 1000 &&
 	inr tc qdisc add dev "$d" parent 1:20 pfifo limit 1000
 }
@@ -307,6 +308,7 @@ mkdir -p "$RAW"
 	echo "systems $SYSTEMS"
 	echo "loads $LOADS"
 	echo "delay $DELAY_KIND"
+	echo "htb_burst ${HTB_BURST:-default}"
 	echo "commit $(git -C "$BN_ROOT" rev-parse --short HEAD 2>/dev/null)"
 	echo "sojourn_built $(date -u -r "$SOJOURN" +%Y-%m-%dT%H:%MZ)"
 	echo "sojourn_variants ${SOJOURN_VARIANTS:-}"

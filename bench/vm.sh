@@ -12,7 +12,7 @@
 #
 # Environment: VMDIR, KPKG (kernel package), VM_CPUS (2), VM_MEM (2048),
 # VM_TIMEOUT (s), DELAY_KIND (netem; delayline as on the host),
-# SJ_ATTACH (words added to every attach, after `hook clsact`) and
+# SJ_ATTACH (words added to every attach, after `hook clsact`), HTB_BURST and
 # rrul.sh's RATES SYSTEMS LOADS REPS SECS IDLE QUICK SOJOURN_VARIANTS.
 set -u
 BENCH=$(cd "$(dirname "$0")" && pwd)
@@ -55,7 +55,7 @@ cd "$ROOT" || exit 1
 DELAY_KIND=$DELAY_KIND DELAYLINE="$VMDIR/delayline" bench/capacity.sh >/tmp/out/capacity 2>&1
 echo "guest capacity: \$(tail -1 /tmp/out/capacity)"
 SOJOURN="$VMDIR/sojourn" SOJOURN_VARIANTS="$variants" DELAYLINE="$VMDIR/delayline" SJ_ATTACH="hook clsact ${SJ_ATTACH:-}" \\
-DELAY_KIND=$DELAY_KIND RATES="$RATES" SYSTEMS="$SYSTEMS" LOADS="$LOADS" REPS=$REPS SECS=$SECS \\
+HTB_BURST="${HTB_BURST:-}" DELAY_KIND=$DELAY_KIND RATES="$RATES" SYSTEMS="$SYSTEMS" LOADS="$LOADS" REPS=$REPS SECS=$SECS \\
 IDLE=$IDLE NAME=$NAME RAW=/tmp/out/raw ANALYZE=0 SS_PERIOD=1 bench/rrul.sh
 echo "rc \$?" >/tmp/out/rc
 EOF

@@ -44,6 +44,12 @@ IP_C=198.18.1.1 IP_RC=198.18.1.254 IP_RS=198.18.2.254 IP_S=198.18.2.1
 DELAY_MS=${DELAY_MS:-20}
 DELAY_RULES=${DELAY_RULES:-}
 DELAY_KIND=${DELAY_KIND:-delayline}
+# HTB_BURST (bytes, tc's units): every class's burst and cburst.  tc's
+# default is one MTU over the rate's share of a tick, ~1600 bytes (0.13 ms
+# at 100 Mbit/s) where the kernel reports high-resolution timers: under
+# TCG a qdisc watchdog fires late, so the class sends less than its rate
+# (bench/results/vm-100.md: 56-62 Mbit/s at 100).  Empty: tc's default.
+read -r -a HTB_BURST_ARGS <<<"${HTB_BURST:+burst $HTB_BURST cburst $HTB_BURST}"
 NET_UP=0
 
 # shellcheck source=SCRIPTDIR/../../tests/lib/table.sh
@@ -192,7 +198,7 @@ htb_leaf() {
 	ip netns exec "$ns" tc qdisc replace dev "$dev" root handle 1: htb \
 		default 1 &&
 	ip netns exec "$ns" tc class add dev "$dev" parent 1: classid 1:1 \
-		htb rate "$rate" quantum 1514 &&
+		htb rate "$rate" quantum 1514 "${HTB_BURST_ARGS[@]}" &&
 	ip netns exec "$ns" tc qdisc add dev "$dev" parent 1:1 handle 10: \
 		"$@"
 }
