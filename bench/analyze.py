@@ -83,6 +83,19 @@ def jain(x):
     return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
 
 
+def queue_ms(path, mbit):
+    """Median of the shaping roots' sampled backlog, as ms at the rate
+    (runs before 2026-12-06 have no samples: nan)"""
+    try:
+        with open(path) as f:
+            q = [int(line.split()[1]) for line in f if len(line.split()) == 2]
+    except (OSError, ValueError):
+        return float("nan")
+    if not q or not mbit:
+        return float("nan")
+    return pctl(q, 50) * 8 / (mbit * 1e3)
+
+
 def one_run(base, warmup):
     m = kv(base + ".meta")
     if m.get("skipped"):
@@ -113,6 +126,7 @@ def one_run(base, warmup):
     base_rtt = r["icmp_idle50"]
     r["srtt_rise"] = pctl(srtt, 50) - base_rtt
     r["srtt_rise99"] = pctl(srtt, 99) - base_rtt
+    r["queue"] = queue_ms(base + ".queue", rate_key(os.path.basename(os.path.dirname(base))))
     mbit, retrans, jains, ok = 0.0, 0, [], True
     for d in ("up", "down"):
         if not os.path.exists(f"{base}.{d}.json"):
@@ -317,7 +331,7 @@ def main():
     refs = [REF_SYS] + (["fq_codel"] if "fq_codel" in systems else [])
 
     cols = ["udp_idle50", "udp_rise50", "udp_rise99", "udp_rise99s", "icmp_rise50",
-            "icmp_rise99", "udp_loss", "srtt_rise", "goodput", "jain",
+            "icmp_rise99", "udp_loss", "srtt_rise", "queue", "goodput", "jain",
             "retrans", "ce", "drops", "cpu", "machine_cpu", "idle_cpu", "loadavg"]
     with open(os.path.join(out, name + ".tsv"), "w") as w:
         w.write("\t".join(["rate", "load", "system", "rep"] + cols) + "\n")
@@ -371,9 +385,9 @@ def main():
                    "| system | UDP idle p50 ms | UDP rise p50 ms | UDP rise p99 ms "
                    "| UDP rise p99 after warm-up ms "
                    "| ICMP rise p50 ms | ICMP rise p99 ms | UDP loss % "
-                   "| TCP srtt rise ms | goodput Mbit/s | Jain | retrans "
+                   "| TCP srtt rise ms | queue ms | goodput Mbit/s | Jain | retrans "
                    "| CE | drops | own CPU % | machine CPU % |",
-                   "|---|" + "---:|" * 15]
+                   "|---|" + "---:|" * 16]
             for s in systems:
                 rs = runs.get((rate, load, s))
                 if not rs:
@@ -383,7 +397,8 @@ def main():
                     f"| {cell(rs, 'udp_rise99')} | {cell(rs, 'udp_rise99s')} "
                     f"| {cell(rs, 'icmp_rise50')} "
                     f"| {cell(rs, 'icmp_rise99')} | {cell(rs, 'udp_loss')} "
-                    f"| {cell(rs, 'srtt_rise')} | {cell(rs, 'goodput')} "
+                    f"| {cell(rs, 'srtt_rise')} | {cell(rs, 'queue')} "
+                    f"| {cell(rs, 'goodput')} "
                     f"| {cell(rs, 'jain', 3)} | {fmt(med(rs, 'retrans'), 0)} "
                     f"| {fmt(med(rs, 'ce'), 0)} | {fmt(med(rs, 'drops'), 0)} "
                     f"| {fmt(med(rs, 'cpu'))} | {fmt(med(rs, 'machine_cpu'))} |")

@@ -234,6 +234,24 @@ srtt_sample() {
 		awk -v dir=down -f "$BENCH/lib/ss_rtt.awk" >>"$f"
 }
 
+# queue_sample TAG LOAD: the bytes the shaping root holds, "up|down
+# BYTES", for each direction LOAD fills (the router's egress toward the
+# server carries uploads, toward the client downloads).  A root HTB
+# counts what its leaves hold; cake is the root itself.  srtt alone cannot
+# tell a queue that stands higher from one shared differently: a FIFO
+# makes every flow wait its whole delay, flow queueing lets a flow that
+# holds little wait little.
+queue_sample() {
+	local dir d
+	for dir in up down; do
+		case $2 in "$dir"|both) ;; *) continue ;; esac
+		d=$DEV_RS
+		[ "$dir" = down ] && d=$DEV_RC
+		inr tc -s -j qdisc show dev "$d" root |
+			jq -r --arg dir "$dir" '.[] | select(.root) | "\($dir) \(.backlog)"'
+	done >>"$1"
+}
+
 # one_run RATE SYSTEM LOAD REP
 one_run() {
 	local rate=$1 sys=$2 load=$3 rep=$4 tag cpu0 cpu1 cg0 cg1 t0 t1 ceu cec
@@ -273,12 +291,13 @@ one_run() {
 	# srtt every SS_PERIOD s from WARMUP on, bounded by the clock: where
 	# sampling is slow (TCG) there are fewer samples, never a longer run
 	: >"$tag.srtt"
+	: >"$tag.queue"
 	now=$(date +%s%N)
 	while [ $(( (now - t0) / 1000000 )) -lt $(( SECS * 1000 - SS_MS )) ]; do
 		sleep "$SS_PERIOD"
 		now=$(date +%s%N)
 		[ $(( (now - t0) / 1000000000 )) -ge "$WARMUP" ] &&
-			srtt_sample "$tag.srtt"
+			srtt_sample "$tag.srtt" && queue_sample "$tag.queue" "$load"
 	done
 	# shellcheck disable=SC2086
 	wait $pids $PROBE_PIDS
