@@ -96,6 +96,23 @@ def queue_ms(path, mbit):
     return pctl(q, 50) * 8 / (mbit * 1e3)
 
 
+def wait_ms(path):
+    """Mean wait per packet between the two histogram snapshots (after
+    the warm-up, at the end), loaded directions pooled; nan without them"""
+    first, last = {}, {}
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 3:
+                    (last if w[0] in first else first)[w[0]] = (int(w[1]), int(w[2]))
+    except (OSError, ValueError):
+        return float("nan")
+    n = sum(last[d][0] - first[d][0] for d in last)
+    ns = sum(last[d][1] - first[d][1] for d in last)
+    return ns / n / 1e6 if n > 0 else float("nan")
+
+
 def one_run(base, warmup):
     m = kv(base + ".meta")
     if m.get("skipped"):
@@ -126,6 +143,7 @@ def one_run(base, warmup):
     base_rtt = r["icmp_idle50"]
     r["srtt_rise"] = pctl(srtt, 50) - base_rtt
     r["srtt_rise99"] = pctl(srtt, 99) - base_rtt
+    r["wait"] = wait_ms(base + ".wait")
     r["queue"] = queue_ms(base + ".queue", rate_key(os.path.basename(os.path.dirname(base))))
     mbit, retrans, jains, ok = 0.0, 0, [], True
     for d in ("up", "down"):
@@ -331,7 +349,7 @@ def main():
     refs = [REF_SYS] + (["fq_codel"] if "fq_codel" in systems else [])
 
     cols = ["udp_idle50", "udp_rise50", "udp_rise99", "udp_rise99s", "icmp_rise50",
-            "icmp_rise99", "udp_loss", "srtt_rise", "queue", "goodput", "jain",
+            "icmp_rise99", "udp_loss", "srtt_rise", "queue", "wait", "goodput", "jain",
             "retrans", "ce", "drops", "cpu", "machine_cpu", "idle_cpu", "loadavg"]
     with open(os.path.join(out, name + ".tsv"), "w") as w:
         w.write("\t".join(["rate", "load", "system", "rep"] + cols) + "\n")
@@ -385,9 +403,9 @@ def main():
                    "| system | UDP idle p50 ms | UDP rise p50 ms | UDP rise p99 ms "
                    "| UDP rise p99 after warm-up ms "
                    "| ICMP rise p50 ms | ICMP rise p99 ms | UDP loss % "
-                   "| TCP srtt rise ms | queue ms | goodput Mbit/s | Jain | retrans "
-                   "| CE | drops | own CPU % | machine CPU % |",
-                   "|---|" + "---:|" * 16]
+                   "| TCP srtt rise ms | queue ms | wait ms | goodput Mbit/s | Jain "
+                   "| retrans | CE | drops | own CPU % | machine CPU % |",
+                   "|---|" + "---:|" * 17]
             for s in systems:
                 rs = runs.get((rate, load, s))
                 if not rs:
@@ -398,6 +416,7 @@ def main():
                     f"| {cell(rs, 'icmp_rise50')} "
                     f"| {cell(rs, 'icmp_rise99')} | {cell(rs, 'udp_loss')} "
                     f"| {cell(rs, 'srtt_rise')} | {cell(rs, 'queue')} "
+                    f"| {cell(rs, 'wait', 2)} "
                     f"| {cell(rs, 'goodput')} "
                     f"| {cell(rs, 'jain', 3)} | {fmt(med(rs, 'retrans'), 0)} "
                     f"| {fmt(med(rs, 'ce'), 0)} | {fmt(med(rs, 'drops'), 0)} "

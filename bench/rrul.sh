@@ -118,6 +118,10 @@ sys_up() {
 		# the tree sojourn_auto runs on (an operator's sqm-style tree),
 		# so the two AQMs can be compared on one tree too
 		fq_codel_parent) htb_parent "$d" "$r" fq_codel ;;
+		# fq_codel measured by sojourn's observe mode (no signals):
+		# the packets' own mean wait, as sojourn's runs report theirs
+		fq_codel_observe) htb_leaf "$NS_R" "$d" "$r" fq_codel &&
+			sj attach "$d" observe "${SJA[@]}" -n "$NS_R" >/dev/null ;;
 		codel)	htb_leaf "$NS_R" "$d" "$r" codel ecn ;;
 		sfq)	htb_leaf "$NS_R" "$d" "$r" sfq perturb 10 ;;
 		red)	htb_leaf "$NS_R" "$d" "$r" red limit 1514000 \
@@ -252,6 +256,23 @@ queue_sample() {
 	done >>"$1"
 }
 
+# wait_sample TAG LOAD: "up|down PACKETS SUM_NS" from the histogram of
+# the sojourn attachment on each device LOAD fills: every packet's wait
+# from egress to its dequeue.  Taken once after the warm-up and once at
+# the end, their difference is the steady state's mean wait per packet,
+# which the sampled backlog (queue_sample) can only estimate.  Systems
+# without sojourn write nothing.
+wait_sample() {
+	local dir d
+	for dir in up down; do
+		case $2 in "$dir"|both) ;; *) continue ;; esac
+		d=$DEV_RS
+		[ "$dir" = down ] && d=$DEV_RC
+		sj hist "$d" -j -n "$NS_R" 2>/dev/null |
+			jq -r --arg dir "$dir" '.[0].histogram | "\($dir) \(.count) \(.sum_ns)"' 2>/dev/null
+	done >>"$1"
+}
+
 # one_run RATE SYSTEM LOAD REP
 one_run() {
 	local rate=$1 sys=$2 load=$3 rep=$4 tag cpu0 cpu1 cg0 cg1 t0 t1 ceu cec
@@ -292,13 +313,16 @@ one_run() {
 	# sampling is slow (TCG) there are fewer samples, never a longer run
 	: >"$tag.srtt"
 	: >"$tag.queue"
+	: >"$tag.wait"
 	now=$(date +%s%N)
 	while [ $(( (now - t0) / 1000000 )) -lt $(( SECS * 1000 - SS_MS )) ]; do
 		sleep "$SS_PERIOD"
 		now=$(date +%s%N)
-		[ $(( (now - t0) / 1000000000 )) -ge "$WARMUP" ] &&
-			srtt_sample "$tag.srtt" && queue_sample "$tag.queue" "$load"
+		[ $(( (now - t0) / 1000000000 )) -ge "$WARMUP" ] || continue
+		[ -s "$tag.srtt" ] || wait_sample "$tag.wait" "$load"
+		srtt_sample "$tag.srtt" && queue_sample "$tag.queue" "$load"
 	done
+	wait_sample "$tag.wait" "$load"
 	# shellcheck disable=SC2086
 	wait $pids $PROBE_PIDS
 	cpu1=$(cpu_stat) cg1=$(cg_ns) t1=$(date +%s%N)
