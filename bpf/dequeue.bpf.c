@@ -96,7 +96,7 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb,
  * while it is due, as the kernel's codel gives them to whatever packet is
  * at the head.  With fairness the law then hastens by the number of flows
  * the backlog holds (codel.h: codel_hasten), as fq_codel's law per flow
- * would.
+ * would, both within an episode and in the interval that opens one.
  */
 static __always_inline void sj_queue_law(struct sj_queue *q,
 					 struct sj_flow *flow, int fair,
@@ -106,11 +106,17 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 					 struct sj_stats *st)
 {
 	struct codel_vars *v = &q->vars;
-	codel_time_t cnow = CODEL_NS(now);
+	codel_time_t cnow = CODEL_NS(now), was = v->first_above_time;
+	__u32 flows = 1;
 	__u64 at;
-	int may_take;
+	int may_take, due;
 
-	if (!codel_due(v, params, cnow, sojourn, backlog))
+	/* a root whose backlog we cannot read: one flow, the kernel's law */
+	if (fair && backlog != SJ_BACKLOG_UNKNOWN)
+		flows = sj_fair_flows(backlog, READ_ONCE(q->mean_backlog));
+	due = codel_due(v, params, cnow, sojourn, backlog);
+	codel_hasten_entry(v, cnow, flows, was);
+	if (!due)
 		return;
 	at = flow ? READ_ONCE(flow->signal_at) : 0;
 	/* one owed for over an interval has outlived its reason */
@@ -129,10 +135,7 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 		return;
 	}
 	codel_signalled(v, params, cnow);
-	/* a root whose backlog we cannot read: one flow, the kernel's law */
-	if (fair && backlog != SJ_BACKLOG_UNKNOWN)
-		codel_hasten(v, cnow, sj_fair_flows(backlog,
-					READ_ONCE(q->mean_backlog)));
+	codel_hasten(v, cnow, flows);
 	WRITE_ONCE(flow->signal_at, now);
 	st->signals++;
 }

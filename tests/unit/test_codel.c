@@ -1114,6 +1114,56 @@ static void case_hasten(void)
 	      "want 9", codel_overdue(&v, now));
 }
 
+/*
+ * codel_hasten_entry: the interval that opens an episode, shortened by
+ * sqrt(n) on the dequeue that starts it.  Four flows above target from
+ * `now` on: the law is due half an interval later, not a whole one; one
+ * flow keeps the kernel's interval; a clock already running (was != 0) is
+ * left as it is, so n moving later cannot pull it in.
+ */
+static void case_hasten_entry(void)
+{
+	const uint32_t interval = CODEL_MS(100), now = 0xfffff000u;
+	const uint32_t ns[] = { 1, 4, 16 };
+	const double want[] = { 1, 0.5, 0.25 };
+	struct pair x;
+	size_t i;
+
+	for (i = 0; i < sizeof(ns) / sizeof(*ns); i++) {
+		codel_time_t was, t;
+		int due = 0, k;
+
+		pair_init(&x);
+		was = x.v.first_above_time;
+		CHECK(!codel_due(&x.v, &x.p, now, CODEL_MS(10), 10 * MTU),
+		      "n %u: due on the first dequeue above target", ns[i]);
+		codel_hasten_entry(&x.v, now, ns[i], was);
+		/* above target from now on: when does the law first ask? */
+		for (k = 1; !due && k <= 800; k++) {	/* 0.25 ms steps */
+			t = now + k * (CODEL_MS(1) / 4);
+			was = x.v.first_above_time;
+			due = codel_due(&x.v, &x.p, t, CODEL_MS(10), 10 * MTU);
+			codel_hasten_entry(&x.v, t, ns[i], was);
+			if (due) {
+				double got = (double)(uint32_t)(t - now) / interval;
+
+				CHECK(fabs(got - want[i]) < 0.01, "n %u: first "
+				      "signal due at %.3f interval, want %.3f",
+				      ns[i], got, want[i]);
+			}
+		}
+		CHECK(due, "n %u: never due within two intervals", ns[i]);
+	}
+	pair_init(&x);
+	x.v.first_above_time = now + interval;
+	codel_hasten_entry(&x.v, now, 4, x.v.first_above_time);
+	CHECK(x.v.first_above_time == now + interval,
+	      "a running clock was pulled in");
+	x.v.first_above_time = 0;
+	codel_hasten_entry(&x.v, now, 4, 0);
+	CHECK(x.v.first_above_time == 0, "hastened a clock that is not running");
+}
+
 int main(void)
 {
 	static const struct {
@@ -1137,6 +1187,7 @@ int main(void)
 		{ "k_random_traces", case_random },
 		{ "l_queue_law_hears_the_bulk", case_queue_law },
 		{ "m_hasten_by_flows", case_hasten },
+		{ "n_hasten_entry_by_flows", case_hasten_entry },
 	};
 	size_t i;
 
