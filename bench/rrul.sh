@@ -238,36 +238,35 @@ srtt_sample() {
 		awk -v dir=down -f "$BENCH/lib/ss_rtt.awk" >>"$f"
 }
 
+# loaded_devs LOAD: "DIR DEV" for each direction LOAD fills: the router's
+# egress toward the server carries uploads, toward the client downloads
+loaded_devs() {
+	case $1 in up|both) echo "up $DEV_RS" ;; esac
+	case $1 in down|both) echo "down $DEV_RC" ;; esac
+}
+
 # queue_sample TAG LOAD: the bytes the shaping root holds, "up|down
-# BYTES", for each direction LOAD fills (the router's egress toward the
-# server carries uploads, toward the client downloads).  A root HTB
-# counts what its leaves hold; cake is the root itself.  srtt alone cannot
-# tell a queue that stands higher from one shared differently: a FIFO
-# makes every flow wait its whole delay, flow queueing lets a flow that
-# holds little wait little.
+# BYTES", for each loaded direction.  A root HTB counts what its leaves
+# hold; cake is the root itself.  srtt alone cannot tell a queue that
+# stands higher from one shared differently: a FIFO makes every flow wait
+# its whole delay, flow queueing lets a flow that holds little wait little.
 queue_sample() {
 	local dir d
-	for dir in up down; do
-		case $2 in "$dir"|both) ;; *) continue ;; esac
-		d=$DEV_RS
-		[ "$dir" = down ] && d=$DEV_RC
+	loaded_devs "$2" | while read -r dir d; do
 		inr tc -s -j qdisc show dev "$d" root |
 			jq -r --arg dir "$dir" '.[] | select(.root) | "\($dir) \(.backlog)"'
 	done >>"$1"
 }
 
 # wait_sample TAG LOAD: "up|down PACKETS SUM_NS" from the histogram of
-# the sojourn attachment on each device LOAD fills: every packet's wait
-# from egress to its dequeue.  Taken once after the warm-up and once at
-# the end, their difference is the steady state's mean wait per packet,
-# which the sampled backlog (queue_sample) can only estimate.  Systems
-# without sojourn write nothing.
+# the sojourn attachment on each loaded direction's device: every packet's
+# wait from egress to its dequeue.  Taken once after the warm-up and once
+# at the end, their difference is the steady state's mean wait per
+# packet, which the sampled backlog (queue_sample) can only estimate.
+# Systems without sojourn write nothing.
 wait_sample() {
 	local dir d
-	for dir in up down; do
-		case $2 in "$dir"|both) ;; *) continue ;; esac
-		d=$DEV_RS
-		[ "$dir" = down ] && d=$DEV_RC
+	loaded_devs "$2" | while read -r dir d; do
 		sj hist "$d" -j -n "$NS_R" 2>/dev/null |
 			jq -r --arg dir "$dir" '.[0].histogram | "\($dir) \(.count) \(.sum_ns)"' 2>/dev/null
 	done >>"$1"
