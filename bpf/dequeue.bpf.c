@@ -84,6 +84,16 @@ static __always_inline void sj_learn_txq(const struct sk_buff *skb,
 		bpf_map_update_elem(&txq_of_hash, &k, &txq, BPF_ANY);
 }
 
+/* The n the law hastens by (fair.h: sj_fair_flows); a root whose backlog
+ * we cannot read, or no fairness: one flow, the kernel's law */
+static __always_inline __u32 sj_queue_flows(const struct sj_queue *q, int fair,
+					    __u32 backlog)
+{
+	if (!fair || backlog == SJ_BACKLOG_UNKNOWN)
+		return 1;
+	return sj_fair_flows(backlog, READ_ONCE(q->mean_backlog));
+}
+
 /*
  * One dequeue through the queue's law.  When the law asks for a signal, the
  * leaving packet's flow takes it if it may: with fairness, only a flow that
@@ -107,15 +117,14 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 {
 	struct codel_vars *v = &q->vars;
 	codel_time_t cnow = CODEL_NS(now), was = v->first_above_time;
-	__u32 flows = 1;
 	__u64 at;
 	int may_take, due;
 
-	/* a root whose backlog we cannot read: one flow, the kernel's law */
-	if (fair && backlog != SJ_BACKLOG_UNKNOWN)
-		flows = sj_fair_flows(backlog, READ_ONCE(q->mean_backlog));
 	due = codel_due(v, params, cnow, sojourn, backlog);
-	codel_hasten_entry(v, cnow, flows, was);
+	/* n is needed only where the clock just started and at a signal:
+	 * not a division on every dequeue */
+	if (!was && v->first_above_time)
+		codel_hasten_entry(v, cnow, sj_queue_flows(q, fair, backlog), was);
 	if (!due)
 		return;
 	at = flow ? READ_ONCE(flow->signal_at) : 0;
@@ -135,7 +144,7 @@ static __always_inline void sj_queue_law(struct sj_queue *q,
 		return;
 	}
 	codel_signalled(v, params, cnow);
-	codel_hasten(v, cnow, flows);
+	codel_hasten(v, cnow, sj_queue_flows(q, fair, backlog));
 	WRITE_ONCE(flow->signal_at, now);
 	st->signals++;
 }
