@@ -14,7 +14,8 @@
 #     rise read 9.4-14.8 ms, and 15-21 in a third of the runs, while one
 #     flow's counted backlog could stay too high and sink most marks
 #     (fair.h: sj_fair_backlog_leave; the qdisc's backlog sampled at 37.5
-#     KB, 15 ms, in such a run): 9.9-10.9 ms in 8 runs since (2026-12-06).  make check runs a failed timed test once more;
+#     KB, 15 ms, in such a run): 9.9-10.9 ms in 8 runs since
+#     (2026-12-06).  make check runs a failed timed test once more;
 #  3. the HTB removed, sojourn in rate mode at 20mbit on the tun device:
 #     goodput 90..102 % of 20 Mbit, RTT rise under RISE_MAX, sojourn's
 #     signals (CoDel's marks and drops, or the horizon's overlimit drops),
