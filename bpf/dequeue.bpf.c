@@ -185,6 +185,10 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		return 0;
 	}
 	len = skb->len;
+	/* sent ahead to the priority path (tc.bpf.c); one aligned word,
+	 * read without the lock */
+	sparse_priority = READ_ONCE(set->sparse_priority);
+	steered = sparse_priority && skb->priority == sparse_priority;
 	flow = sj_observe_flow_of(att->id, skb->hash);
 	if (flow) {
 		__u64 skb_at = (__u64)skb;
@@ -211,9 +215,14 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 			return 0;
 		}
 		/* a younger packet of this flow left before it: the queue
-		 * (or whatever sent one of them ahead) reordered the flow */
-		if (stamp < READ_ONCE(flow->last_stamp))
+		 * (or whatever sent one of them ahead) reordered the flow;
+		 * steering did, if that one went ahead and this one did not */
+		if (stamp < READ_ONCE(flow->last_stamp)) {
 			st->reordered++;
+			if (flow->left_ahead && !steered)
+				st->reordered_ahead++;
+		}
+		flow->left_ahead = steered;
 		prev_left = flow->last_left;
 		flow->last_stamp = stamp;
 		flow->last_left = now;
@@ -230,10 +239,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	q = qidx < att->num_txq ? sj_queue_of(att, qidx) : NULL;
 	/* a packet sent ahead to another class did not wait in the bulk
 	 * queue: its short sojourn is not the queue's delay, which egress
-	 * reads to judge (fair.h: staleness, unresponsive flows); one
-	 * aligned word, read without the lock */
-	sparse_priority = READ_ONCE(set->sparse_priority);
-	steered = sparse_priority && skb->priority == sparse_priority;
+	 * reads to judge (fair.h: staleness, unresponsive flows) */
 	if (q && !steered) {
 		/* one writer per queue (qdisc_run_begin): no lock.  The last
 		 * bulk packet left before this one entered: in a FIFO, it

@@ -152,13 +152,18 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 {
 	__u64 ldelay = CODEL_TO_NS(READ_ONCE(q->vars.ldelay));
 	__u64 backlog = READ_ONCE(flow->backlog), mean;
-	int left = sj_fair_left_for_sure(backlog, flow->backlog_at,
-					 flow->forgot_at, now,
-					 set->interval_ns, ldelay,
+	/* the flow's last path, and when it was decided: a packet kept in
+	 * the bulk queue a moment ago on another CPU counts as enqueued
+	 * before its bytes and backlog_at are written (fair.h) */
+	__u64 path = READ_ONCE(flow->path);
+	__u64 last_at = sj_fair_path_at(path) > flow->backlog_at ?
+			sj_fair_path_at(path) : flow->backlog_at;
+	int left = sj_fair_left_for_sure(backlog, last_at, flow->forgot_at,
+					 now, set->interval_ns, ldelay,
 					 set->target_ns,
 					 READ_ONCE(q->bulk_left));
 	__u32 len = skb->len, answer_intervals = 1;
-	int tcp = sj_pkt_tcp(pkt), sparse;
+	int tcp = sj_pkt_tcp(pkt), sparse, ahead;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
 				      set->target_ns)) {
@@ -175,11 +180,16 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	/* Sent ahead only if that cannot pass a packet of its own: the flow
 	 * has nothing queued (for sure, fair.h), or all it has queued went
 	 * ahead too (its last packet did, and every one before that, by the
-	 * same rule). */
-	flow->steered = set->sparse_priority &&
-			sparse && (left || flow->steered) &&
-			sj_ahead_room(q, now, set->interval_ns, set->quantum, len);
-	if (flow->steered) {
+	 * same rule).  Claimed against the flow's other CPU (fair.h:
+	 * sj_fair_path_claim); without steering only a word that still says
+	 * "ahead" is put back to bulk, so that turning steering on later
+	 * does not trust it. */
+	ahead = set->sparse_priority && sparse &&
+		(left || (path & SJ_PATH_AHEAD)) &&
+		sj_ahead_room(q, now, set->interval_ns, set->quantum, len);
+	if (set->sparse_priority || (path & SJ_PATH_AHEAD))
+		ahead = sj_fair_path_claim(&flow->path, path, now, ahead);
+	if (ahead && set->sparse_priority) {
 		skb->priority = set->sparse_priority;
 		st->sparse_steered++;
 		sj_ahead_took(q, now, set->interval_ns, len);

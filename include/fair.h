@@ -290,6 +290,68 @@ static __always_inline int sj_fair_left_for_sure(__u64 counted, __u64 backlog_at
 	       backlog_at <= bulk_left;
 }
 
+/*
+ * A flow's path, decided one packet at a time.  Two CPUs handle one flow's
+ * packets at once where it is forwarded (a veth puts each packet in the
+ * backlog of the CPU that sent it, and a TCP sender sends from its own
+ * calls and from the ACKs' softirq), each reading what the flow did last
+ * and deciding apart: one packet could go ahead because "the flow's last
+ * packet went ahead" while another, older, had just been kept in the bulk
+ * queue, which the first then passes; or go ahead because the flow's
+ * count still read zero while the other's bytes were on their way in.
+ * fair_sparse's `reordered` read 4 in the full check of 6ed31c7
+ * (2026-12-03) and 0 in every other run; which of these it was, or
+ * neither (below), is not known.
+ *
+ * So the decision is claimed in one word, flow->path: when the deciding
+ * packet was handled (ns, even) and its path (SJ_PATH_AHEAD).  A packet
+ * reads the word, decides (an earlier bulk packet counts as queued until
+ * the bulk path has let a packet go that was handled at or after it:
+ * sj_fair_path_at beside backlog_at, tc.bpf.c), and swaps in its own
+ * word only if nobody moved it meanwhile; one that finds it moved takes
+ * the path the other packet took, so two packets handled together go the
+ * same way and meet in one FIFO, in the order they reach it.  A claim's
+ * time is later than the one it replaces, so a packet that read the same
+ * word always sees its swap fail.  After SJ_FAIR_PATH_TRIES failed swaps
+ * (more CPUs than that on one flow at one instant) the packet goes to the
+ * bulk path unrecorded, where a later packet may pass it.
+ *
+ * What no decision here can change: two packets of one flow stamped on
+ * two CPUs (tc egress runs before the qdisc's lock is taken) can reach one
+ * FIFO in the other order from their stamps.  The dequeue counts those in
+ * `reordered` too; `reordered_ahead` counts only a packet passed by one of
+ * its flow that went ahead (dequeue.bpf.c).
+ */
+#define SJ_PATH_AHEAD		1ULL
+#define SJ_FAIR_PATH_TRIES	4
+
+static __always_inline __u64 sj_fair_path_at(__u64 path)
+{
+	return path & ~SJ_PATH_AHEAD;
+}
+
+/* seen: the word as read before deciding; ahead: what was decided.
+ * Returns the path the packet takes. */
+static __always_inline int sj_fair_path_claim(__u64 *path, __u64 seen,
+					      __u64 now, int ahead)
+{
+	__u64 at, got;
+	int i;
+
+	for (i = 0; i < SJ_FAIR_PATH_TRIES; i++) {
+		at = sj_fair_path_at(seen) + 2;
+		if (sj_fair_path_at(now) > at)
+			at = sj_fair_path_at(now);
+		got = __sync_val_compare_and_swap(path, seen,
+						  at | (ahead ? SJ_PATH_AHEAD : 0));
+		if (got == seen)
+			return ahead;
+		seen = got;
+		ahead = !!(got & SJ_PATH_AHEAD);
+	}
+	return 0;
+}
+
 /* Unresponsive: took signals while heavy, and answered none of them
  * within `intervals` intervals of the first */
 static __always_inline int sj_fair_unresponsive(__u64 judged_since, __u64 now,

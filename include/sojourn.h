@@ -312,7 +312,8 @@ struct sj_flow {
 	__u64 recent_bytes;	/* sent over about the last interval */
 	__u64 recent_at;
 	__u16 signals_heavy;	/* signals taken while heavy (saturates) */
-	__u8 steered;		/* the flow's last packet was sent ahead */
+	__u8 left_ahead;	/* the last packet measured leaving had been
+				 * sent ahead (sparse steering) */
 	__u8 pad8;
 	__u32 drop_p;		/* unresponsive: enqueue drop probability,
 				 * 32-bit fixed point; 0: responsive */
@@ -331,6 +332,10 @@ struct sj_flow {
 	__u64 last_skb;		/* the address of the last skb seen leaving:
 				 * a requeued skb comes again, a GSO
 				 * segment is a new one */
+	__u64 path;		/* sparse steering: the last packet's path
+				 * and when it was decided, claimed one
+				 * packet at a time (fair.h:
+				 * sj_fair_path_claim) */
 };
 
 /* Per CPU, summed by the command */
@@ -371,6 +376,9 @@ struct sj_stats {
 	__u64 reordered;	/* packets that left the qdisc after a younger
 				 * packet of their own flow: whatever passed
 				 * it (sparse steering, classes, queues) */
+	__u64 reordered_ahead;	/* of those, packets passed by a younger one
+				 * of their flow that had been sent ahead:
+				 * sparse steering's own */
 	__u64 flows_capped;	/* packets of a new flow past the attachment's
 				 * `flows` in one window: handled without a
 				 * flow entry of their own */

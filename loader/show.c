@@ -113,6 +113,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 	out_u64("tcp_answers", " tcp_answers %llu", st.tcp_answers);
 	out_u64("frag_unmatched", " frag_unmatched %llu", st.frag_unmatched);
 	out_u64("reordered", " reordered %llu", st.reordered);
+	out_u64("reordered_ahead", " reordered_ahead %llu", st.reordered_ahead);
 	out_text("\n  parsed:");
 	out_open_object("parsed");
 	for (i = 0; i < SJ_PKT_KINDS; i++) {

@@ -59,6 +59,7 @@ static const struct sj_stat_name sj_stat_fields[] = {
 	SJ_STAT(dequeue_repeats, SJ_STAT_DEQUEUE),
 	SJ_STAT(frag_unmatched, SJ_STAT_FRAG),
 	SJ_STAT(reordered, SJ_STAT_DEQUEUE),
+	SJ_STAT(reordered_ahead, SJ_STAT_DEQUEUE),
 	SJ_STAT(flows_capped, SJ_STAT_PACKET),
 	SJ_STAT(ack_echoes, SJ_STAT_PACKET),
 	SJ_STAT(ack_echo_declined, SJ_STAT_PACKET),

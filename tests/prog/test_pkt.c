@@ -35,6 +35,7 @@
 
 #include "sojourn.h"
 #include "parse.h"
+#include "fair.h"
 #include "sojourn.skel.h"
 #include "runner.h"
 #include "../lib/check.h"
@@ -220,7 +221,9 @@ static void prepare(const struct setup *s)
 			.signal_at = s->pending ? rn_mono_ns() - s->pending_age : 0,
 			.backlog = s->backlog,
 			.backlog_at = backlog_at,
-			.steered = s->steered,
+			/* the flow's last path, claimed at its last enqueue */
+			.path = sj_fair_path_at(backlog_at) |
+				(s->steered ? SJ_PATH_AHEAD : 0),
 		};
 
 		if (bpf_map_update_elem(env.rn.flows, s->flow, &f,
@@ -2015,8 +2018,9 @@ static void test_steer(void)
 			CHECK((r.ctx.priority == 7) == cases[i].ahead,
 			      "priority %u, backlog %llu", r.ctx.priority,
 			      (unsigned long long)cases[i].backlog);
-			CHECK(r.flow.steered == cases[i].ahead,
-			      "flow's steered bit %u", r.flow.steered);
+			CHECK(!!(r.flow.path & SJ_PATH_AHEAD) == cases[i].ahead,
+			      "flow's path word %llx",
+			      (unsigned long long)r.flow.path);
 			CHECK(r.d.sparse_steered == (__u64)cases[i].ahead,
 			      "sparse_steered moved by %llu",
 			      (unsigned long long)r.d.sparse_steered);

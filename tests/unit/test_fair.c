@@ -389,6 +389,62 @@ static void test_takes_signal(void)
 	      sj_fair_flows(5000, 10000));
 }
 
+/*
+ * Two packets of one flow decide its path at once (fair.h:
+ * sj_fair_path_claim): whichever claims second finds the word moved and
+ * goes the way the first went, ahead or not; claims one after another keep
+ * their own decisions; the word's time only moves forward.
+ */
+static void test_path_claim(void)
+{
+	__u64 path = 0, seen_a, seen_b;
+	int a, b;
+
+	CHECK(sj_fair_path_claim(&path, 0, 10 * MS, 1) == 1 &&
+	      path == (10 * MS | SJ_PATH_AHEAD), "a lone claim: word %llx", path);
+	CHECK(sj_fair_path_claim(&path, path, 11 * MS, 0) == 0 &&
+	      sj_fair_path_at(path) == 11 * MS && !(path & SJ_PATH_AHEAD),
+	      "a later claim keeps its own path: word %llx", path);
+
+	/* A (older) read the word, then B read it, went ahead first (the
+	 * flow's last packet had), and A, kept in bulk by its own reading,
+	 * would have been passed by B */
+	path = 10 * MS | SJ_PATH_AHEAD;
+	seen_a = path;
+	seen_b = path;
+	b = sj_fair_path_claim(&path, seen_b, 12 * MS + 2, 1);
+	a = sj_fair_path_claim(&path, seen_a, 12 * MS, 0);
+	CHECK(b == 1 && a == 1, "A took %d while B went ahead", a);
+	CHECK(sj_fair_path_at(path) > 12 * MS + 2,
+	      "A's claim did not move the word past B's: %llu", sj_fair_path_at(path));
+
+	/* the other way: A kept in bulk first; B, having read "ahead",
+	 * must not pass it */
+	path = 10 * MS | SJ_PATH_AHEAD;
+	seen_a = path;
+	seen_b = path;
+	a = sj_fair_path_claim(&path, seen_a, 12 * MS, 0);
+	b = sj_fair_path_claim(&path, seen_b, 12 * MS + 2, 1);
+	CHECK(a == 0 && b == 0, "B took %d after A went to bulk", b);
+
+	/* a claim handled no later than the word's time (the other CPU's
+	 * clock read a moment after ours) still moves it, so a third packet
+	 * that read the old word cannot claim over both */
+	path = 20 * MS;
+	seen_a = path;
+	CHECK(sj_fair_path_claim(&path, path, 20 * MS - 4, 0) == 0 &&
+	      path > seen_a, "an earlier time left the word at %llu", path);
+	CHECK(sj_fair_path_claim(&path, seen_a, 20 * MS + 6, 1) == 0,
+	      "a claim on a word read before another's went through");
+
+	/* a packet kept in bulk on another CPU whose bytes are not counted
+	 * yet: the word's time stands for its enqueue (tc.bpf.c), and the
+	 * flow has not left until the bulk path lets it go */
+	CHECK(!sj_fair_left_for_sure(0, 300 * MS, 0, 300 * MS + 1000, 100 * MS, 10 * MS,
+				     5 * MS, 290 * MS),
+	      "a count still zero read as gone after a bulk claim");
+}
+
 int main(void)
 {
 	test_tcp_answer();
@@ -401,6 +457,7 @@ int main(void)
 	test_dropper_settles();
 	test_stale();
 	test_left_for_sure();
+	test_path_claim();
 	test_sparse_bytes();
 	test_sender_memory();
 	test_sparse_by_rate();
