@@ -79,6 +79,15 @@ irtt_idle=$(inc irtt client -i 50ms -d 2s -Q -o - "$IP_S:2112" 2>/dev/null |
 	jq '.round_trips[] | .delay.rtt // empty | . / 1e6' | median)
 row "idle RTT ping / irtt (ms)" "$idle / $irtt_idle" "" info
 
+# reorders: sojourn's "reordered reordered_ahead", from one show; fails
+# unless both are numbers
+reorders() {
+	sj show "$DEV_RS" -s -j -n "$NS_R" | jq -er '.[0].stats |
+		select((.reordered | type) == "number" and
+		       (.reordered_ahead | type) == "number") |
+		"\(.reordered) \(.reordered_ahead)"'
+}
+
 # dropped: packets the router's egress dropped, its qdiscs and sojourn
 dropped() {
 	inr tc -s -j qdisc show dev "$DEV_RS" | jq '[.[] | select(.root) | .drops] | add'
@@ -89,14 +98,13 @@ dropped() {
 # the root's drops over the run in DROPS, sojourn's reordered in REORDERED
 # and reordered_ahead in AHEAD_PASSED
 run() {
-	local tag=$1 udp drops0 passed0
+	local tag=$1 udp drops0 reordered0 passed0 reordered1 passed1
 	inc irtt client -i 50ms -d "${SECS}s" -Q -o - "$IP_S:2112" \
 		>"$WORK/$tag.irtt.json" 2>/dev/null &
 	udp=$!
 	ins nstat -n >/dev/null		# a fresh baseline at the receiver
 	drops0=$(dropped)
-	reordered0=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq '.[0].stats.reordered')
-	passed0=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq '.[0].stats.reordered_ahead')
+	read -r reordered0 passed0 < <(reorders) || die "show -s: no reorder counts"
 	# shellcheck disable=SC2086
 	PROBE_HZ=20 run_load "$tag" "$SECS" 5201:8 ${APP:-} ||
 		die "iperf3 failed ($tag)"
@@ -107,8 +115,9 @@ run() {
 	GOODPUT=$(goodput "$tag" 5201)
 	BULK_RISE=$(fsub "$(rtt_median "$tag")" "$idle")
 	DROPS=$(($(dropped) - drops0))
-	REORDERED=$(($(sj show "$DEV_RS" -s -j -n "$NS_R" | jq '.[0].stats.reordered') - reordered0))
-	AHEAD_PASSED=$(($(sj show "$DEV_RS" -s -j -n "$NS_R" | jq '.[0].stats.reordered_ahead') - passed0))
+	read -r reordered1 passed1 < <(reorders) || die "show -s: no reorder counts"
+	REORDERED=$((reordered1 - reordered0))
+	AHEAD_PASSED=$((passed1 - passed0))
 	OFO=$(ins nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
 	DSACK=$(ins nstat -z TcpExtTCPDSACKOldSent TcpExtTCPDSACKOfoSent |
 		awk '$1 ~ /^TcpExtTCPDSACK/ {n += $2} END {print n + 0}')
