@@ -51,7 +51,7 @@ static __always_inline int sj_rate_sparse(const struct sj_settings *set,
  * packet's flow (NULL: none), which may go ahead (sj_rate_sparse), and
  * what the parser read of it.
  */
-static __always_inline void sj_rate_admit(struct sj_settings *set,
+static __always_inline void sj_rate_admit(__u32 id, struct sj_settings *set,
 					  struct sj_stats *st,
 					  struct sj_queue *q,
 					  struct sj_flow *flow,
@@ -63,30 +63,24 @@ static __always_inline void sj_rate_admit(struct sj_settings *set,
 	struct sj_vq_pkt vq = { .now = now, .len = len,
 				.exempt = !!exempt,
 				.ecn_capable = !!ecn_capable };
-	struct codel_params params;
-	__u64 rate, burst, horizon, credit_ns;
-
-	bpf_spin_lock(&set->lock);
-	params = set->codel;
-	rate = set->rate_Bps;
-	burst = set->burst_bytes;
-	horizon = set->horizon_ns;
-	bpf_spin_unlock(&set->lock);
+	const struct sj_law *law = sj_law_of(set, id);
+	__u64 credit_ns;
 
 	r->verdict = SJ_PASS;
 	r->start_ns = now;
 	r->sojourn_ns = 0;
-	if (!rate)
+	if (!law || !law->rate_Bps)
 		return;		/* settings not written yet: pass */
-	/* divisions outside the lock: it is held for a few loads and stores */
-	credit_ns = sj_vq_tx_ns(burst, rate);
-	vq.tx_ns = sj_vq_tx_ns(wire, rate);
+	/* divisions outside the queue's lock: it is held for a few loads
+	 * and stores */
+	credit_ns = sj_vq_tx_ns(law->burst_bytes, law->rate_Bps);
+	vq.tx_ns = sj_vq_tx_ns(wire, law->rate_Bps);
 	if (flow && !exempt)
 		vq.sparse = sj_rate_sparse(set, st, q, flow, pkt, now, len);
-	vq.ceiling_ns = sj_vq_ceiling(&params, horizon, &vq);
+	vq.ceiling_ns = sj_vq_ceiling(&law->codel, law->horizon_ns, &vq);
 
 	bpf_spin_lock(&q->lock);
-	sj_vq_admit(q, &params, rate, credit_ns, &vq, r);
+	sj_vq_admit(q, &law->codel, law->rate_Bps, credit_ns, &vq, r);
 	bpf_spin_unlock(&q->lock);
 	if (r->verdict != SJ_PASS && r->verdict != SJ_MARK)
 		return;

@@ -346,8 +346,8 @@ static __always_inline int sj_rate(struct __sk_buff *skb, __u64 now,
 	wire = sj_rate_wire(set, &(struct sj_wire_frame){
 		.len = skb->len, .gso_size = skb->gso_size,
 		.gso_segs = skb->gso_segs, .hdr_len = pkt->hdr_len });
-	sj_rate_admit(set, st, q, flow, pkt, now, skb->len, wire, exempt, ect,
-		      &r);
+	sj_rate_admit(att->id, set, st, q, flow, pkt, now, skb->len, wire,
+		      exempt, ect, &r);
 	sj_observe_sojourn(att->id, flow, r.sojourn_ns);
 
 	if (sj_rate_apply(&r, set, st, flow, skb, (void *)(long)skb->data,

@@ -76,7 +76,7 @@ int sojourn_xdp(struct xdp_md *ctx)
 
 	ect = sj_pkt_kind_keyed(kind) && pkt.ecn != SJ_ECN_NOT_ECT;
 	/* an XDP frame is one packet */
-	sj_rate_admit(set, st, q, flow, &pkt, now, len,
+	sj_rate_admit(att->id, set, st, q, flow, &pkt, now, len,
 		      sj_rate_wire(set, &(struct sj_wire_frame){ .len = len }),
 		      !sj_pkt_kind_keyed(kind), ect, &r);
 	sj_observe_sojourn(att->id, flow, r.sojourn_ns);

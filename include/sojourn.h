@@ -101,6 +101,10 @@ enum sj_mode {
 struct sj_settings {
 	struct bpf_spin_lock lock;	/* a retune is read whole or not at all */
 	struct codel_params codel;	/* what the law runs on */
+	/* CLOCK_MONOTONIC when the loader wrote this value (sj_settings_put):
+	 * a per-CPU copy made from the same write is whole (maps.bpf.h:
+	 * sj_law_of).  0: not written by a command of this version */
+	__u64 written_ns;
 	/* as the operator gave them: codel's 1024 ns units would show 5ms
 	 * as 4.999ms.  ce_threshold_ns 0 is off. */
 	__u64 target_ns;

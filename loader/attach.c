@@ -121,7 +121,7 @@ static int write_settings(struct attach_ctx *c, const struct sj_settings *set)
 
 	if (fd < 0)
 		return sj_err("cannot open %s/settings: %s", SJ_HOST_DIR, strerror(errno));
-	if (bpf_map_update_elem(fd, &c->meta.att_id, set, 0))
+	if (sj_settings_put(fd, c->meta.att_id, set))
 		err = sj_err("cannot write settings: %s", strerror(errno));
 	close(fd);
 	return err;
@@ -457,7 +457,7 @@ int sj_settings_write(const struct sj_link *link, const struct sj_pins *pins,
 	sj_tune_to_settings(tune, set->codel.mtu, set);
 	if (tune->sparse == SJ_SPARSE_AUTO && meta.mode == SJ_MODE_QUEUE)
 		set->sparse_priority = sparse_auto(link, tune->interval_ns, &made);
-	if (bpf_map_update_elem(fd, &meta.att_id, set, BPF_F_LOCK)) {
+	if (sj_settings_put(fd, meta.att_id, set)) {
 		err = errno;
 		if (made != meta.sparse_class_made)
 			sj_htb_path_del(link->ifindex, made);

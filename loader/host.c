@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
@@ -478,7 +479,7 @@ int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 	for (q = base; q < base + num_txq; q++)
 		if (bpf_map_update_elem(m.queues, &q, &zq, 0))
 			goto fail;
-	if (bpf_map_update_elem(m.settings, &id, set, 0))
+	if (sj_settings_put(m.settings, id, set))
 		goto fail;
 	out->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "stats",
 				       sizeof(__u32), sizeof(struct sj_stats), 1, NULL);
@@ -503,6 +504,23 @@ fail:
 	out->stats_fd = out->hist_fd = -1;
 	return sj_err("cannot register the attachment in %s: %s", SJ_HOST_DIR,
 		      strerror(err));
+}
+
+/*
+ * An attachment's settings written whole and stamped with the time
+ * (sojourn.h: written_ns).  BPF_F_LOCK holds the value's lock across the
+ * kernel's copy: the programs rely on it to keep a per-CPU copy of what
+ * the law runs on without taking the lock per packet (maps.bpf.h:
+ * sj_law_of).  Every write of settings goes through here.
+ */
+int sj_settings_put(int fd, __u32 id, const struct sj_settings *set)
+{
+	struct sj_settings v = *set;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	v.written_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	return bpf_map_update_elem(fd, &id, &v, BPF_F_LOCK);
 }
 
 /* No attachment folder left, finished or tmp-, but the host's own */

@@ -37,6 +37,7 @@ int sj_host_reuse(struct bpf_object *obj);
 int sj_host_prog(const struct sj_prog_want *w);
 /* the dequeue tracepoint's program, on for the host */
 int sj_host_dequeue(void);
+int sj_settings_put(int fd, __u32 id, const struct sj_settings *set);
 int sj_host_add(const struct sj_att_key *key, __u32 mode, __u32 num_txq,
 		const struct sj_settings *set, struct sj_host_att *out);
 /* the attachment of meta leaves the host's maps (its folder is gone);

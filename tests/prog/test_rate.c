@@ -11,10 +11,13 @@
  * horizon is dropped as drop_overlimit (one we cannot parse beyond half of
  * CoDel's target), a flood of frames we cannot parse leaves the clock
  * within that, pace writes the departure time into skb->tstamp, and the
- * clock moves by the wire model's bytes, per segment of a GSO aggregate.
+ * clock moves by the wire model's bytes, per segment of a GSO aggregate,
+ * and a retune reaches the next packet on a CPU that ran the old settings.
  * Exits 0 when all pass, 1 on a failure, 77 without root or BPF.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +368,65 @@ static void test_pace(const struct prog *p)
 	      (unsigned long long)o.tstamp);
 }
 
+/*
+ * A retune reaches the packets: each CPU keeps a copy of the rate and the
+ * law, stamped with the settings' written_ns (maps.bpf.h: sj_law_of).
+ * Run on one CPU, so that a stale copy there cannot hide behind a fresh
+ * one made on another.  Paced, the 11th frame's departure says which
+ * rate it ran on: 10 ms out at 200 kB/s, at once at 200 MB/s (a moment
+ * before the clock read after the run: -27 us in the 6.1 TCG guest).
+ */
+static void paced_at(const struct prog *p, __u64 rate, __u64 written_ns,
+		     const char *what, __s64 lo_ns, __s64 hi_ns)
+{
+	struct sj_settings s = {
+		.codel = { .target = CODEL_NS(1000), .interval = CODEL_NS(2000),
+			   .ce_threshold = CODEL_DISABLED_THRESHOLD,
+			   .mtu = 1514, .ecn = 1 },
+		.target_ns = 1000, .interval_ns = 2000, .rate_Bps = rate,
+		.horizon_ns = 1000ULL * 1000 * 1000, .pace = 1,
+		.written_ns = written_ns,
+	};
+	struct sj_queue q = {};
+	struct timespec ts;
+	struct frame f;
+	struct out o;
+	__s64 ahead;
+
+	write_att(p, &s, &q);
+	build(&f, 4, ECT0, 4100);
+	run(p, &f, 10);
+	o = run(p, &f, 1);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ahead = (__s64)(o.tstamp - (ts.tv_sec * 1000000000ULL + ts.tv_nsec));
+	CHECK(ahead > lo_ns && ahead < hi_ns,
+	      "retune (%s): departure %lld ns from now, want %lld..%lld",
+	      what, (long long)ahead, (long long)lo_ns, (long long)hi_ns);
+}
+
+static void test_retune(const struct prog *p)
+{
+	cpu_set_t one, was;
+
+	if (sched_getaffinity(0, sizeof(was), &was))
+		CPU_ZERO(&was);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one)) {
+		printf("FAIL setup: sched_setaffinity: %s\n", strerror(errno));
+		exit(1);
+	}
+	paced_at(p, 200000, 1000, "200 kB/s", 5000000, 11000000);
+	/* a new stamp: the copy is made again */
+	paced_at(p, 200000000, 2000, "200 MB/s, stamped anew", -1000000, 1000000);
+	paced_at(p, 200000, 3000, "200 kB/s again", 5000000, 11000000);
+	/* no stamp (a writer that is not sj_settings_put): read every time */
+	paced_at(p, 200000000, 0, "200 MB/s, unstamped", -1000000, 1000000);
+	paced_at(p, 200000, 0, "200 kB/s, unstamped", 5000000, 11000000);
+	if (CPU_COUNT(&was))
+		sched_setaffinity(0, sizeof(was), &was);
+}
+
 /* Rate settings for sparse flows: 2 MB/s, a quantum of 1514, the law as
  * quick as test_mark's, and an interval of tau_ns for the flows' rates */
 static void sparse_settings(const struct prog *p, __u64 tau_ns, int pace)
@@ -591,6 +653,7 @@ int main(void)
 	test_exempt_flood(&pxdp);
 	check_case("unparsed flood");
 	test_pace(&ptc);
+	test_retune(&ptc);
 	check_case("pace");
 	test_sparse(&ptc, 0);
 	test_sparse(&pxdp, 0);
