@@ -67,15 +67,21 @@ static __always_inline __u32 sj_fls64(__u64 v)
 }
 
 /*
- * The bucket of a sojourn: the smallest b with ns <= 2^b * 1000.  Every
- * bound is a whole number of microseconds, so comparing ceil(ns / 1000)
- * against 2^b is exact; the smallest such b is the bit length of us - 1.
+ * The bucket of a sojourn: the smallest b with ns <= 2^b * 1000.  With no
+ * division: the BPF JIT turns ns / 1000 into a 64-bit div, and every
+ * measured packet comes here.  1000 * 2^b lies between 2^(b + 9) and
+ * 2^(b + 10), so with len the bit length of ns - 1 (2^(len - 1) < ns <=
+ * 2^len), b is len - 10, or len - 9 when ns is above 1000 * 2^(len - 10);
+ * at most 1024 ns, bucket 0 up to 1000 and 1 above.
  */
 static __always_inline __u32 sj_hist_bucket(__u64 ns)
 {
-	__u64 us = ns / 1000 + (ns % 1000 != 0);
-	__u32 b = us <= 1 ? 0 : sj_fls64(us - 1);
+	__u32 len = ns ? sj_fls64(ns - 1) : 0;
+	__u32 b = len > 10 ? len - 10 : 0;
 
+	if (b >= SJ_HIST_LAST)
+		return SJ_HIST_LAST;
+	b += ns > (1000ULL << b);
 	return b < SJ_HIST_LAST ? b : SJ_HIST_LAST;
 }
 
