@@ -48,6 +48,34 @@ static __always_inline __u64 sj_cb_stamp(const struct sk_buff *skb, __u64 now,
 	return stamp;
 }
 
+/* 6.1 to 6.5: clsact's egress hook hangs from the device itself */
+struct net_device___miniq {
+	struct mini_Qdisc *miniq_egress;
+} __attribute__((preserve_access_index));
+
+/*
+ * Whether any tc egress program can run on dev.  Real-queue and observe
+ * modes always have one there (tc.bpf.c stamps the packets), so where
+ * none can run the device is not ours, and the tracepoint, which fires
+ * for every device of the host, leaves before building a key and missing
+ * in the attachments' hash.  6.6 on, clsact's egress and tcx's both hang
+ * from dev->tcx_egress (net/sched/sch_ingress.c: clsact_init's
+ * tcx_entry_fetch_or_create; tcx.c), NULL while neither is there; before
+ * 6.6 clsact's hangs from dev->miniq_egress (6.1: CONFIG_NET_EGRESS, set
+ * while a clsact qdisc holds a filter).  A kernel with neither field:
+ * looked up as before.
+ */
+static __always_inline int sj_dev_may_be_ours(const struct net_device *dev)
+{
+	const struct net_device___miniq *old = (const void *)dev;
+
+	if (bpf_core_field_exists(dev->tcx_egress))
+		return dev->tcx_egress != NULL;
+	if (bpf_core_field_exists(old->miniq_egress))
+		return old->miniq_egress != NULL;
+	return 1;
+}
+
 /*
  * Bytes still queued in the qdisc feeding transmit queue txq: the root
  * qdisc on a single queue device, the queue's child under mq.  A lockless
@@ -170,6 +198,8 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	 * its ifindex and its netns's cookie (struct net, 5.14 on).  Loads
 	 * through the tracepoint's BTF pointers, not bpf_probe_read: two
 	 * helper calls cost ~50 ns of every packet on every device */
+	if (!sj_dev_may_be_ours(dev))
+		return 0;
 	key.ifindex = dev->ifindex;
 	key.netns_cookie = dev->nd_net.net->net_cookie;
 	att = bpf_map_lookup_elem(&attachments, &key);
