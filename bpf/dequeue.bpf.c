@@ -182,16 +182,15 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	     const struct net_device *dev)
 {
 	struct sj_att_key key = { .dir = SJ_DIR_EGRESS };
-	struct codel_params params;
 	const struct sj_law *law;
 	struct sj_settings *set;
 	struct sj_att *att;
 	struct sj_stats *st;
 	struct sj_flow *flow;
 	struct sj_queue *q;
-	__u64 stamp, now, prev_left = 0, interval_ns;
+	__u64 stamp, now, prev_left = 0;
 	codel_time_t sojourn;
-	__u32 txq, qidx, len, backlog = 0, sparse_priority, fair;
+	__u32 txq, qidx, len, backlog = 0, sparse_priority;
 	int steered, emptied = 0;
 
 	/* one program for the host: the device's attachment, if any, by
@@ -289,16 +288,14 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 	if (!q)
 		return 0;
 
+	/* this CPU's copy of the settings: no other writer while we run */
 	law = sj_law_of(set, att->id);
 	if (!law)
 		return 0;
-	params = law->codel;
-	interval_ns = law->interval_ns;
-	fair = law->fair;
 
 	/* what the queue sends sets the priority path's bound (fair.h) */
 	if (sparse_priority)
-		sj_ahead_sent(q, now, interval_ns, len);
+		sj_ahead_sent(q, now, law->interval_ns, len);
 
 	/* nor does it say anything of the bulk path */
 	if (steered)
@@ -307,12 +304,12 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		codel_queue_empty(&q->vars);
 	if (flow)
 		flow->ldelay = sojourn;
-	if (!codel_speaks(&params, sojourn, flow && prev_left >= stamp))
+	if (!codel_speaks(&law->codel, sojourn, flow && prev_left >= stamp))
 		return 0;
 
 	/* the backlog only matters once sojourn is above target: below it,
 	 * skip the chase through the device's queues */
-	if (!codel_time_before(sojourn, params.target)) {
+	if (!codel_time_before(sojourn, law->codel.target)) {
 		backlog = sj_qdisc_backlog(dev, txq);
 		/* no flow holds more than the whole queue: this bounds what
 		 * lost dequeues of a busy flow may have left counted */
@@ -320,7 +317,7 @@ int BPF_PROG(sojourn_dequeue, const struct sk_buff *skb,
 		    flow->backlog > backlog)
 			flow->backlog = backlog;
 	}
-	sj_queue_law(q, flow, fair, &params, interval_ns, now, sojourn,
-		     backlog, st);
+	sj_queue_law(q, flow, law->fair, &law->codel, law->interval_ns, now,
+		     sojourn, backlog, st);
 	return 0;
 }

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
@@ -516,10 +515,8 @@ fail:
 int sj_settings_put(int fd, __u32 id, const struct sj_settings *set)
 {
 	struct sj_settings v = *set;
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	v.written_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	v.written_ns = obs_now_ns();
 	return bpf_map_update_elem(fd, &id, &v, BPF_F_LOCK);
 }
 

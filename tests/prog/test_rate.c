@@ -102,8 +102,11 @@ static void read_queue(const struct prog *p, struct sj_queue *q)
 	}
 }
 
-static void settings(const struct prog *p, __u64 rate, __u64 horizon_ns,
-		     int ecn, int pace)
+/* written_ns: the stamp a command would give them (sj_settings_put);
+ * 0, as most tests here write, is read anew by every packet */
+static void settings_stamped(const struct prog *p, __u64 rate,
+			     __u64 horizon_ns, int ecn, int pace,
+			     __u64 written_ns)
 {
 	struct sj_settings s = {
 		.codel = { .target = CODEL_NS(1000), .interval = CODEL_NS(2000),
@@ -111,11 +114,17 @@ static void settings(const struct prog *p, __u64 rate, __u64 horizon_ns,
 			   .mtu = 1514, .ecn = ecn },
 		.target_ns = 1000, .interval_ns = 2000,
 		.rate_Bps = rate, .burst_bytes = 0, .horizon_ns = horizon_ns,
-		.pace = pace,
+		.pace = pace, .written_ns = written_ns,
 	};
 	struct sj_queue q = {};
 
 	write_att(p, &s, &q);
+}
+
+static void settings(const struct prog *p, __u64 rate, __u64 horizon_ns,
+		     int ecn, int pace)
+{
+	settings_stamped(p, rate, horizon_ns, ecn, pace, 0);
 }
 
 /* The attachment's counters, summed over the CPUs */
@@ -379,26 +388,15 @@ static void test_pace(const struct prog *p)
 static void paced_at(const struct prog *p, __u64 rate, __u64 written_ns,
 		     const char *what, __s64 lo_ns, __s64 hi_ns)
 {
-	struct sj_settings s = {
-		.codel = { .target = CODEL_NS(1000), .interval = CODEL_NS(2000),
-			   .ce_threshold = CODEL_DISABLED_THRESHOLD,
-			   .mtu = 1514, .ecn = 1 },
-		.target_ns = 1000, .interval_ns = 2000, .rate_Bps = rate,
-		.horizon_ns = 1000ULL * 1000 * 1000, .pace = 1,
-		.written_ns = written_ns,
-	};
-	struct sj_queue q = {};
-	struct timespec ts;
 	struct frame f;
 	struct out o;
 	__s64 ahead;
 
-	write_att(p, &s, &q);
+	settings_stamped(p, rate, 1000ULL * 1000 * 1000, 1, 1, written_ns);
 	build(&f, 4, ECT0, 4100);
 	run(p, &f, 10);
 	o = run(p, &f, 1);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ahead = (__s64)(o.tstamp - (ts.tv_sec * 1000000000ULL + ts.tv_nsec));
+	ahead = (__s64)(o.tstamp - mono_ns());
 	CHECK(ahead > lo_ns && ahead < hi_ns,
 	      "retune (%s): departure %lld ns from now, want %lld..%lld",
 	      what, (long long)ahead, (long long)lo_ns, (long long)hi_ns);
