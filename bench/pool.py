@@ -94,6 +94,8 @@ def main():
           f"| 90 % interval | each run's {what} of medians |")
     print("|---|---|---|---:|---:|---:|---:|---|---|")
     for (rate, load_, system), p in sorted(pairs.items()):
+        if not o.diff:	# a ratio to a REF median of 0 or below says nothing
+            p = [(v, r) for v, r in p if statistics.median(r) > 0]
         pooled = normalised(p, o.diff)
         if not pooled:
             continue
