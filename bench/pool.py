@@ -5,9 +5,9 @@
     pool.py [-r REF] [-k COLUMN] [-d] TSV...
 
 Each TSV is one of analyze.py's NAME.tsv files, one run.  One run of 3 to
-8 repetitions reads a 20 Mbit download's srtt ratio anywhere from 0.92 to
-1.28 on this machine (bench/results/vm-20pool.md), so a single run cannot
-say whether a ratio bar is met; several runs together can.
+8 repetitions read one law's 20 Mbit download srtt ratio as 1.13
+(vm-20r6) and 0.92 (vm-20d8) on this machine, so a single run cannot say
+whether a ratio bar is met; several runs together can.
 
 Runs are not pooled as raw values: the machine's load moves every
 system's figures from run to run (fq_codel's own median srtt rise read
