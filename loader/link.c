@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_arp.h>
 #include <linux/if_link.h>
+#include <linux/if_tunnel.h>
 #include <linux/rtnetlink.h>
 #include "link.h"
 
@@ -81,6 +82,45 @@ static int attr_slot(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * Whether a GRE device hands tc its packets with the outer IP and GRE
+ * headers already in front.  Such a device has header_ops: ip_gre.c gives
+ * them to one with no fixed remote (NBMA, remote 0) or a multicast one,
+ * unless it is `external` (collect_md); ip6_gre.c to one whose remote is
+ * :: and not external (Linux 4.x to 6.18, ipgre_tunnel_init,
+ * ip6gre_tunnel_init).  Its header_ops write the outer header when the
+ * neighbour is resolved, before tc egress, and ipgre_xmit pulls it off
+ * again and builds its own; on receive, __ipgre_rcv leaves the mac header
+ * on the outer IP header, so tc ingress sees it too.  Measured on 6.1:
+ * every packet `bad_header` (the outer header's total length is still 0
+ * when tc sees it), no flow, no mark.  gretap and ip6gretap are Ethernet
+ * devices and carry no such header.
+ */
+static bool gre_outer_header(const char *kind, const struct nlattr *data)
+{
+	const struct nlattr *tb[IFLA_GRE_MAX + 1] = {};
+	struct attr_table t = { tb, IFLA_GRE_MAX };
+	const unsigned char *remote;
+	unsigned int len, i;
+	bool v6 = !strcmp(kind, "ip6gre");
+
+	if (!data || (!v6 && strcmp(kind, "gre")))
+		return false;
+	mnl_attr_parse_nested(data, attr_slot, &t);
+	if (tb[IFLA_GRE_COLLECT_METADATA])
+		return false;
+	if (!tb[IFLA_GRE_REMOTE])
+		return true;		/* no remote said: none */
+	remote = mnl_attr_get_payload(tb[IFLA_GRE_REMOTE]);
+	len = mnl_attr_get_payload_len(tb[IFLA_GRE_REMOTE]);
+	if (!v6 && len == 4 && (remote[0] & 0xf0) == 0xe0)
+		return true;		/* 224.0.0.0/4: multicast */
+	for (i = 0; i < len; i++)
+		if (remote[i])
+			return false;
+	return true;
+}
+
 void sj_link_parse(const struct nlmsghdr *nlh, struct sj_link *link)
 {
 	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
@@ -106,9 +146,12 @@ void sj_link_parse(const struct nlmsghdr *nlh, struct sj_link *link)
 	link->hardware = tb[IFLA_PARENT_DEV_NAME] != NULL;
 	if (tb[IFLA_LINKINFO])
 		mnl_attr_parse_nested(tb[IFLA_LINKINFO], attr_slot, &ti);
-	if (info[IFLA_INFO_KIND])
+	if (info[IFLA_INFO_KIND]) {
 		snprintf(link->kind, sizeof(link->kind), "%s",
 			 mnl_attr_get_str(info[IFLA_INFO_KIND]));
+		link->outer_header = ifm->ifi_type != ARPHRD_ETHER &&
+			gre_outer_header(link->kind, info[IFLA_INFO_DATA]);
+	}
 }
 
 static int lookup_cb(const struct nlmsghdr *nlh, void *data)

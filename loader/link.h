@@ -24,6 +24,9 @@ struct sj_link {
 				 * peer's namespace; 0: none */
 	bool hardware;		/* a bus device under it (IFLA_PARENT_DEV_NAME) */
 	char kind[16];		/* "veth", "bridge", ...; "" for a NIC */
+	bool outer_header;	/* a GRE device whose frames carry the
+				 * tunnel's outer header at tc (link.c,
+				 * gre_outer_header) */
 };
 
 struct nlmsghdr;

@@ -6,7 +6,9 @@
  * macvlan, vxlan, tap, loopback's zeroed header), none at all on L3
  * devices, where the IP header comes first.  Anything else (Wi-Fi monitor
  * headers, InfiniBand, CAN, 6LoWPAN, ...) is refused at attach: a parser
- * that read it as Ethernet would count everything non_ip at best.
+ * that read it as Ethernet would count everything non_ip at best.  So is
+ * a GRE device with no fixed remote, whose packets tc sees behind the
+ * tunnel's own outer header (link.c, gre_outer_header).
  */
 #include <string.h>
 #include <linux/if_arp.h>
@@ -84,6 +86,9 @@ int sj_linktype_get(const struct sj_link *link, __u32 *layer)
 			      link->name, name ? name : "", name ? " (" : "",
 			      link->type, name ? ")" : "");
 	}
+	if (link->outer_header)
+		return sj_err("%s is a GRE device with no fixed remote (NBMA or multicast): tc sees its packets behind the tunnel's outer header, which the tunnel writes anew, so sojourn could neither tell their flows apart nor mark them; attach to the device the tunnel runs over",
+			      link->name);
 	*layer = l;
 	return 0;
 }
