@@ -91,10 +91,13 @@ static int attr_slot(const struct nlattr *attr, void *data)
  * ip6gre_tunnel_init).  Its header_ops write the outer header when the
  * neighbour is resolved, before tc egress, and ipgre_xmit pulls it off
  * again and builds its own; on receive, __ipgre_rcv leaves the mac header
- * on the outer IP header, so tc ingress sees it too.  Measured on 6.1:
- * every packet `bad_header` (the outer header's total length is still 0
- * when tc sees it), no flow, no mark.  gretap and ip6gretap are Ethernet
- * devices and carry no such header.
+ * on the outer IP header, so tc ingress sees it too.  Measured on 6.1
+ * before attach refused them: at egress every packet `bad_header` (the
+ * outer header's total length is still 0 when tc sees it), no flow, no
+ * mark; at ingress (rate mode) every packet read as the outer GRE packet,
+ * the tunnel's flows one, its marks written on an outer header already
+ * taken off.  gretap and ip6gretap are Ethernet devices and carry no such
+ * header.
  */
 static bool gre_outer_header(const char *kind, const struct nlattr *data)
 {
