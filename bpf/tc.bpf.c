@@ -54,6 +54,38 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 }
 
 /*
+ * Where this packet's IP header lies on a device whose packets come with
+ * and without a link-layer header: an IFB, into which an Ethernet device's
+ * ingress redirects its frames from the Ethernet header and an L3 device's
+ * (tun, WireGuard, ppp: sqm-style ingress shaping) from the IP header
+ * (act_mirred pushes back the mac_len it pulled, 0 on an L3 device).  No
+ * field of __sk_buff says where the network header is, but
+ * bpf_skb_load_bytes_relative reads from it and fails when the read would
+ * pass the end of the linear data, which at tc is data_end: one byte
+ * SJ_ETH_HLEN short of that end, counted from the network header, is
+ * inside only when the network header lies less than SJ_ETH_HLEN past
+ * data, that is at data itself (net/core/filter.c, 4.18-6.18; the network
+ * header is where the receiving device left it, on the IP header, and
+ * stays there through the redirect and bpf_skb_pull_data).  -1 when the
+ * linear data is too short or too long (past the helper's 64 KB offset)
+ * to tell.
+ */
+#define SJ_ETH_HLEN	14
+
+static __always_inline int sj_skb_link(struct __sk_buff *skb)
+{
+	__u32 head = skb->data_end - skb->data;
+	__u8 b;
+
+	if (head <= SJ_ETH_HLEN || head - SJ_ETH_HLEN > 0xffff)
+		return -1;
+	if (bpf_skb_load_bytes_relative(skb, head - SJ_ETH_HLEN, &b, 1,
+					BPF_HDR_START_NET))
+		return SJ_LINK_ETHER;
+	return SJ_LINK_L3;
+}
+
+/*
  * The parser as a global function: the verifier checks it once, on its
  * own, instead of once per path that reaches each of its call sites (every
  * link layer, tag depth and label depth times every IP header form), which
@@ -62,12 +94,20 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 __noinline int sj_parse_frame(struct __sk_buff *skb, struct sj_pkt *pkt)
 {
 	/* a GSO aggregate may be BIG TCP: IPv4 total length 0 */
-	int gso = skb->gso_size != 0, kind;
+	int gso = skb->gso_size != 0, kind, link = cfg_link_layer;
 
 	if (!pkt)
 		return SJ_PKT_TRUNCATED;
+	if (link == SJ_LINK_EITHER)
+		link = sj_skb_link(skb);
+	if (link < 0) {
+		/* a head too short to tell is pulled and told again */
+		__builtin_memset(pkt, 0, sizeof(*pkt));
+		return skb->data_end - skb->data <= SJ_ETH_HLEN ?
+			SJ_PKT_TRUNCATED : SJ_PKT_NON_IP;
+	}
 	kind = sj_parse_link((void *)(long)skb->data,
-			     (void *)(long)skb->data_end, cfg_link_layer,
+			     (void *)(long)skb->data_end, link,
 			     skb->protocol, gso, pkt);
 	/* a fragment joins its datagram's flow (frag.bpf.h); never
 	 * truncated, so never parsed twice */

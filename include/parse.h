@@ -54,6 +54,10 @@ enum sj_link_layer {
 	SJ_LINK_ETHER = 0,	/* Ethernet (and loopback's zeroed one) */
 	SJ_LINK_L3 = 1,		/* the IP header first: tun, WireGuard, PPP,
 				 * ipip/gre/sit, raw-IP modems */
+	SJ_LINK_EITHER = 2,	/* each packet says: an IFB, into which
+				 * Ethernet and L3 devices alike redirect
+				 * (tc only, bpf/tc.bpf.c sj_skb_link; XDP
+				 * reads it as Ethernet) */
 };
 
 #define SJ_IPPROTO_HOPOPTS	0

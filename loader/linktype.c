@@ -86,6 +86,10 @@ int sj_linktype_get(const struct sj_link *link, __u32 *layer)
 			      link->name, name ? name : "", name ? " (" : "",
 			      link->type, name ? ")" : "");
 	}
+	/* an IFB carries what Ethernet and L3 devices redirect into it,
+	 * each packet as its device had it */
+	if (l == SJ_LINK_ETHER && !strcmp(link->kind, "ifb"))
+		l = SJ_LINK_EITHER;
 	if (link->outer_header)
 		return sj_err("%s is a GRE device with no fixed remote (NBMA or multicast): tc sees its packets behind the tunnel's outer header, which the tunnel writes anew, so sojourn could neither tell their flows apart nor mark them; attach to the device the tunnel runs over",
 			      link->name);
