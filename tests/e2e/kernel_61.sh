@@ -76,7 +76,7 @@ guest_secs() {
 	codel_ecn) echo 12 ;;			# host 20
 	field_htb | field_txtime) echo 12 ;;	# host 15
 	aqm_root) echo 5 ;;			# host 8
-	l3_kernel_tunnels) echo 5 ;;		# runs only here; 8 alone
+	l3_kernel_tunnels) echo 3 ;;		# runs only here; 8 alone
 	esac
 }
 for t in $VM_TESTS; do
