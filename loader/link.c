@@ -97,7 +97,12 @@ static int attr_slot(const struct nlattr *attr, void *data)
  * mark; at ingress (rate mode) every packet read as the outer GRE packet,
  * the tunnel's flows one, its marks written on an outer header already
  * taken off.  gretap and ip6gretap are Ethernet devices and carry no such
- * header.
+ * header.  header_ops are given once, when the device is made (ndo_init),
+ * and the remote read here is today's: gre refuses to change a remote
+ * between none, unicast and multicast (-EINVAL on 6.1), but ip6gre lets
+ * :: become a unicast remote (6.1), and such a device keeps its
+ * header_ops and passes this check; the other way, it is refused though
+ * it has none.  Neither is caught.
  */
 static bool gre_outer_header(const char *kind, const struct nlattr *data)
 {
