@@ -27,8 +27,7 @@ FLOOD=$SJ_ROOT/build/sj_flood
 
 SECS=${SECS:-8}
 RISE_MAX=${RISE_MAX:-15}
-IFB=${SJ_ID}i TUN_C=${SJ_ID}t TUN_S=${SJ_ID}u
-TUN_IP_C=198.18.5.1 TUN_IP_S=198.18.5.2
+IFB=${SJ_ID}i
 topo_trap "$NS_C:$IFB"
 
 topo_up 1
@@ -78,25 +77,9 @@ managed ether "$(inc ip -j link show "$DEV_C" | jq -r '.[0].link_type')" 10
 inc tc qdisc del dev "$DEV_C" clsact || die "cannot remove the redirect"
 
 # 2. a tun device, the client's end of a tunnel to the server
-nsx "$NS_C" "$FLOOD" --tun "$TUN_C" 0xfffe && nsx "$NS_S" "$FLOOD" --tun "$TUN_S" 0xfffe ||
-	skip "cannot create tun devices"
-"$FLOOD" --tun-relay "$NS_C" "$TUN_C" "$NS_S" "$TUN_S" 2>"$WORK/relay.err" &
-TOPO_BG="$TOPO_BG $!"
-ip -n "$NS_C" addr add "$TUN_IP_C" peer "$TUN_IP_S" dev "$TUN_C" &&
-ip -n "$NS_S" addr add "$TUN_IP_S" peer "$TUN_IP_C" dev "$TUN_S" &&
-ip -n "$NS_C" link set "$TUN_C" up && ip -n "$NS_S" link set "$TUN_S" up ||
-	die "cannot set up the tunnel"
-# MTU-sized packets through the tunnel, as l3_tunnel.sh has them
-inc ethtool -K "$TUN_C" gso off >/dev/null 2>&1
-ins ethtool -K "$TUN_S" gso off >/dev/null 2>&1
 # the server's iperf3 anew, on its tunnel address
 ins pkill -f "iperf3 -s -B $IP_S" && sleep 0.5
-IP_C=$TUN_IP_C IP_S=$TUN_IP_S
-for i in $(seq 50); do
-	inc fping -q -c1 -t 500 "$IP_S" >/dev/null 2>&1 && break
-	[ "$i" = 50 ] && die "no way through the tunnel: $(cat "$WORK/relay.err")"
-	sleep 0.1
-done
+topo_tun
 topo_servers 5201
 redirect "$TUN_C"
 managed tun "$(inc ip -j link show "$TUN_C" | jq -r '.[0].link_type')" 0

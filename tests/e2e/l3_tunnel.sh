@@ -3,8 +3,8 @@
 #
 # sojourn on an L3 tunnel, as a VPN has one: a tun device in the client
 # namespace and one in the server namespace, and a relay between them
-# (build/sj_flood --tun-relay) that does what the VPN's data path does
-# without the crypto.  The bottleneck is the client's tunnel upload: HTB
+# (build/sj_flood --tun-relay, topo.sh's topo_tun) that does what the
+# VPN's data path does without the crypto.  The bottleneck is the client's tunnel upload: HTB
 # 20mbit + pfifo 1000 on its tun device.  4 cubic uploads, ECN on:
 #  1. FIFO alone: the bulk RTT rises by 100s of ms;
 #  2. sojourn in real-queue mode on the tun device: RTT rise under
@@ -34,35 +34,10 @@ FLOOD=$SJ_ROOT/build/sj_flood
 
 SECS=${SECS:-20}
 RISE_MAX=${RISE_MAX:-15}
-TUN_C=${SJ_ID}t TUN_S=${SJ_ID}u
-TUN_IP_C=198.18.5.1 TUN_IP_S=198.18.5.2
 topo_trap "$NS_C:$TUN_C"
 
 topo_up 1
-nsx "$NS_C" "$FLOOD" --tun "$TUN_C" 0xfffe && nsx "$NS_S" "$FLOOD" --tun "$TUN_S" 0xfffe ||
-	skip "cannot create tun devices"
-"$FLOOD" --tun-relay "$NS_C" "$TUN_C" "$NS_S" "$TUN_S" 2>"$WORK/relay.err" &
-TOPO_BG="$TOPO_BG $!"
-ip -n "$NS_C" addr add "$TUN_IP_C" peer "$TUN_IP_S" dev "$TUN_C" &&
-ip -n "$NS_S" addr add "$TUN_IP_S" peer "$TUN_IP_C" dev "$TUN_S" &&
-ip -n "$NS_C" link set "$TUN_C" up && ip -n "$NS_S" link set "$TUN_S" up ||
-	die "cannot set up the tunnel"
-# No 64 KB aggregates in the queue.  TCP builds GSO skbs whatever a
-# device's gso says (net/core/sock.c, sk_setup_caps gives TCP NETIF_F_GSO,
-# 4.13 to 6.18), and a tun device has no TSO: they are cut into MTU
-# packets at dequeue, after the qdisc (validate_xmit_skb).  So the queue
-# holds TCP's autosized aggregates (tcp_tso_autosize: ~1 ms of the rate, 2
-# segments at 20 Mbit; measured 3044 bytes per skb), and the tracepoint
-# sees each segment (dequeue_repeats).  gso off keeps other senders' too.
-inc ethtool -K "$TUN_C" gso off >/dev/null 2>&1
-ins ethtool -K "$TUN_S" gso off >/dev/null 2>&1
-# from here on the client and server talk through the tunnel
-IP_C=$TUN_IP_C IP_S=$TUN_IP_S
-for i in $(seq 50); do
-	inc fping -q -c1 -t 500 "$IP_S" >/dev/null 2>&1 && break
-	[ "$i" = 50 ] && die "no way through the tunnel: $(cat "$WORK/relay.err")"
-	sleep 0.1
-done
+topo_tun
 is "client tunnel link type" "$(ip -n "$NS_C" -j link show "$TUN_C" | jq -r '.[0].link_type')" none
 
 topo_ecn 1 1

@@ -149,6 +149,42 @@ topo_cleanup() {
 	topo_down
 }
 
+# topo_tun: a VPN-like tunnel between client and server, without the VPN:
+# tun device TUN_C in the client namespace, TUN_S in the server's, and
+# build/sj_flood --tun-relay (in TOPO_BG) carrying packets between them as
+# a VPN's data path does, without the crypto.  From then on the client and
+# server talk through it: IP_C and IP_S become TUN_IP_C and TUN_IP_S.
+# Skips where tun devices cannot be made; returns once a ping crosses.
+TUN_C=${SJ_ID}t TUN_S=${SJ_ID}u
+TUN_IP_C=198.18.5.1 TUN_IP_S=198.18.5.2
+topo_tun() {
+	local flood=$SJ_ROOT/build/sj_flood i
+	nsx "$NS_C" "$flood" --tun "$TUN_C" 0xfffe && nsx "$NS_S" "$flood" --tun "$TUN_S" 0xfffe ||
+		skip "cannot create tun devices"
+	"$flood" --tun-relay "$NS_C" "$TUN_C" "$NS_S" "$TUN_S" 2>"$WORK/relay.err" &
+	TOPO_BG="$TOPO_BG $!"
+	ip -n "$NS_C" addr add "$TUN_IP_C" peer "$TUN_IP_S" dev "$TUN_C" &&
+	ip -n "$NS_S" addr add "$TUN_IP_S" peer "$TUN_IP_C" dev "$TUN_S" &&
+	ip -n "$NS_C" link set "$TUN_C" up && ip -n "$NS_S" link set "$TUN_S" up ||
+		die "cannot set up the tunnel"
+	# No 64 KB aggregates in the queue.  TCP builds GSO skbs whatever a
+	# device's gso says (net/core/sock.c, sk_setup_caps gives TCP
+	# NETIF_F_GSO, 4.13 to 6.18), and a tun device has no TSO: they are
+	# cut into MTU packets at dequeue, after the qdisc
+	# (validate_xmit_skb).  So the queue holds TCP's autosized aggregates
+	# (tcp_tso_autosize: ~1 ms of the rate, 2 segments at 20 Mbit;
+	# measured 3044 bytes per skb), and the tracepoint sees each segment
+	# (dequeue_repeats).  gso off keeps other senders' too.
+	inc ethtool -K "$TUN_C" gso off >/dev/null 2>&1
+	ins ethtool -K "$TUN_S" gso off >/dev/null 2>&1
+	IP_C=$TUN_IP_C IP_S=$TUN_IP_S
+	for i in $(seq 50); do
+		inc fping -q -c1 -t 500 "$IP_S" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	die "no way through the tunnel: $(cat "$WORK/relay.err")"
+}
+
 # topo_ecn CLIENT SERVER: net.ipv4.tcp_ecn for the two ends (1 = request).
 topo_ecn() {
 	inc sysctl -qw net.ipv4.tcp_ecn="$1"
