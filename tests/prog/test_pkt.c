@@ -1205,32 +1205,44 @@ static void l3_tcp6(struct frame *f, __u8 tclass, const char *src, __u16 sport)
 	set_src(f, src);
 }
 
-static struct sojourn_bpf *l3_skel;
+/*
+ * An instance of the programs loaded for link layer `link` (enum
+ * sj_link_layer) and put to use in queue mode; NULL, with the case `name`
+ * failed, when the object has no cfg_link_layer.  The caller goes back to
+ * env.skel and destroys it.
+ */
+static struct sojourn_bpf *link_instance(__u32 link, const char *name)
+{
+	struct sojourn_bpf *skel = sojourn_bpf__open();
+	int err;
 
+	if (!skel)
+		die("open a link layer's instance", errno);
+	err = rn_set_rodata_u32(skel->obj, "cfg_link_layer", link);
+	CHECK(!err, "the object has no cfg_link_layer: %s", strerror(-err));
+	if (err) {
+		check_case(name);
+		sojourn_bpf__destroy(skel);
+		return NULL;
+	}
+	err = sojourn_bpf__load(skel);
+	if (err)
+		die("load a link layer's instance", err);
+	use(skel, SJ_MODE_QUEUE);
+	return skel;
+}
 
 static void test_l3(void)
 {
+	struct sojourn_bpf *l3_skel = link_instance(SJ_LINK_L3, "l3");
 	struct sj_flow_key k4;
 	struct setup s = DEFAULT_SETUP;
 	struct sj_stats want;
 	struct frame f, w;
 	struct result r;
-	int err;
 
-	l3_skel = sojourn_bpf__open();
 	if (!l3_skel)
-		die("open the L3 instance", errno);
-	err = rn_set_rodata_u32(l3_skel->obj, "cfg_link_layer", SJ_LINK_L3);
-	CHECK(!err, "the object has no cfg_link_layer: %s", strerror(-err));
-	if (err) {
-		check_case("l3");
-		sojourn_bpf__destroy(l3_skel);
 		return;
-	}
-	err = sojourn_bpf__load(l3_skel);
-	if (err)
-		die("load the L3 instance", err);
-	use(l3_skel, SJ_MODE_QUEUE);
 
 	/* IPv4 TCP, ECT(0), a signal pending: CE in the tos at offset 1,
 	 * checksum valid, the 8.0.x.x source untouched */
@@ -1308,24 +1320,11 @@ static void test_either(void)
 	struct sj_flow_key k4 = key_src(&(struct sj_flow_key){
 		.proto = IPPROTO_TCP, .family = 4,
 		.sport = htons(L3_SPORT4), .dport = htons(80) }, L3_SRC4);
-	struct sojourn_bpf *skel;
+	struct sojourn_bpf *skel = link_instance(SJ_LINK_EITHER, "either");
 	struct frame w;
-	int err;
 
-	skel = sojourn_bpf__open();
 	if (!skel)
-		die("open the IFB instance", errno);
-	err = rn_set_rodata_u32(skel->obj, "cfg_link_layer", SJ_LINK_EITHER);
-	CHECK(!err, "the object has no cfg_link_layer: %s", strerror(-err));
-	if (err) {
-		check_case("either");
-		sojourn_bpf__destroy(skel);
 		return;
-	}
-	err = sojourn_bpf__load(skel);
-	if (err)
-		die("load the IFB instance", err);
-	use(skel, SJ_MODE_QUEUE);
 	fr_addr(AF_INET, FR_DST4, &k4.daddr[0]);
 	fr_eth(&w, ETH_P_IP);
 	fr_ip4(&w, ECT0, IPPROTO_TCP, 5, 0);
