@@ -85,6 +85,67 @@ static __always_inline int sj_skb_link(struct __sk_buff *skb)
 	return SJ_LINK_L3;
 }
 
+/* Whether the network header lies less than k bytes past data: a read of
+ * one byte, head - k past it, ends inside the linear data only then (the
+ * bound sj_skb_link relies on); 0 < k <= head. */
+static __always_inline int sj_net_before(struct __sk_buff *skb, __u32 head,
+					 __u32 k)
+{
+	__u8 b;
+
+	return !bpf_skb_load_bytes_relative(skb, head - k, &b, 1,
+					    BPF_HDR_START_NET);
+}
+
+/*
+ * How far past data the network header lies, on a device that may write
+ * a header of its own in front of the IP header (SJ_LINK_AT_NET).  A GRE
+ * device with no fixed remote (NBMA, a multicast remote; ip6gre's ::) has
+ * header_ops: at egress neigh_resolve_output's dev_hard_header writes the
+ * tunnel's outer IP and GRE header in front while the network header
+ * stays on the inner one; at ingress __ipgre_rcv leaves the mac header on
+ * the outer header, tc pushes back to it, and ip_tunnel_rcv resets the
+ * network header on the inner one (Linux 4.x to 6.18, ip_gre.c,
+ * ip_tunnel.c; measured on 6.1 with an NBMA gre device, both hooks).
+ * Without header_ops (a fixed remote, `external`) the IP header is at
+ * data, which one read tells; otherwise one read more says it lies within
+ * SJ_L3_OFF_MAX + 1 bytes and a search of 6 finds it, whatever the outer
+ * header's form (IPv4 or IPv6, GRE's checksum, key and sequence words, a
+ * FOU encapsulation): the kernel already knows where it ends.  -1 when
+ * the linear data is too short to hold the IP header's first byte, -2
+ * when the header lies further in than the parser reaches or the data is
+ * too long for the helper's 64 KB offset.
+ */
+static __always_inline int sj_skb_net_off(struct __sk_buff *skb)
+{
+	__u32 head = skb->data_end - skb->data, lo = 1, hi = SJ_L3_OFF_MAX + 1;
+	int i;
+
+	if (!head)
+		return -1;
+	if (head > 0xffff)
+		return -2;
+	if (sj_net_before(skb, head, 1))
+		return 0;
+	if (hi > head)
+		hi = head;
+	if (!sj_net_before(skb, head, hi))
+		return hi < SJ_L3_OFF_MAX + 1 ? -1 : -2;
+	/* the offset is in [lo, hi) */
+SJ_UNROLL
+	for (i = 0; i < 6; i++) {
+		__u32 mid = (lo + hi) / 2;
+
+		if (hi - lo <= 1)
+			break;
+		if (sj_net_before(skb, head, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
 /*
  * The parser as a global function: the verifier checks it once, on its
  * own, instead of once per path that reaches each of its call sites (every
@@ -94,12 +155,21 @@ static __always_inline int sj_skb_link(struct __sk_buff *skb)
 __noinline int sj_parse_frame(struct __sk_buff *skb, struct sj_pkt *pkt)
 {
 	/* a GSO aggregate may be BIG TCP: IPv4 total length 0 */
-	int gso = skb->gso_size != 0, kind, link = cfg_link_layer;
+	int gso = skb->gso_size != 0, kind, link = cfg_link_layer, off = 0;
 
 	if (!pkt)
 		return SJ_PKT_TRUNCATED;
 	if (link == SJ_LINK_EITHER)
 		link = sj_skb_link(skb);
+	if (link == SJ_LINK_AT_NET) {
+		off = sj_skb_net_off(skb);
+		if (off < 0) {
+			/* a head too short is pulled and searched again */
+			__builtin_memset(pkt, 0, sizeof(*pkt));
+			return off == -1 ? SJ_PKT_TRUNCATED : SJ_PKT_NON_IP;
+		}
+		link = SJ_LINK_L3;
+	}
 	if (link < 0) {
 		/* a head too short to tell is pulled and told again */
 		__builtin_memset(pkt, 0, sizeof(*pkt));
@@ -107,7 +177,7 @@ __noinline int sj_parse_frame(struct __sk_buff *skb, struct sj_pkt *pkt)
 			SJ_PKT_TRUNCATED : SJ_PKT_NON_IP;
 	}
 	kind = sj_parse_link((void *)(long)skb->data,
-			     (void *)(long)skb->data_end, link,
+			     (void *)(long)skb->data_end, link, off,
 			     skb->protocol, gso, pkt);
 	/* a fragment joins its datagram's flow (frag.bpf.h); never
 	 * truncated, so never parsed twice */

@@ -34,7 +34,7 @@ __noinline int sj_parse_xdp(struct xdp_md *ctx, struct sj_pkt *pkt)
 		return SJ_PKT_TRUNCATED;
 	kind = sj_parse_link((void *)(long)ctx->data,
 			     (void *)(long)ctx->data_end, cfg_link_layer, 0, 0,
-			     pkt);
+			     0, pkt);
 	/* a fragment joins its datagram's flow (frag.bpf.h) */
 	if (kind == SJ_PKT_FRAGMENT)
 		sj_frag_join(ctx, pkt);

@@ -21,6 +21,11 @@
 #define SJ_UNROLL
 #endif
 
+/* Hides x's range from the compiler, so that a mask the verifier needs to
+ * bound x is kept even where the compiler can prove it a no-op (libbpf's
+ * barrier_var, which userspace builds of this header do not have) */
+#define SJ_OPAQUE(x)	asm volatile("" : "+r"(x))
+
 #define SJ_MAX_VLAN_TAGS	2	/* 802.1ad outer + 802.1Q inner */
 #define SJ_MAX_IPV6_EXT		8	/* extension headers walked */
 /* MPLS labels walked to the bottom of the stack: an L3VPN has 2-3, segment
@@ -58,6 +63,12 @@ enum sj_link_layer {
 				 * Ethernet and L3 devices alike redirect
 				 * (tc only, bpf/tc.bpf.c sj_skb_link; XDP
 				 * reads it as Ethernet) */
+	SJ_LINK_AT_NET = 3,	/* the IP header where the kernel's network
+				 * header is, behind whatever the device
+				 * wrote before it: a GRE device with no
+				 * fixed remote writes the tunnel's outer
+				 * header there (tc only, bpf/tc.bpf.c
+				 * sj_skb_net_off; attach refuses XDP) */
 };
 
 #define SJ_IPPROTO_HOPOPTS	0
@@ -458,22 +469,25 @@ SJ_UNROLL
 }
 
 /*
- * A frame of an L3 device: the IP header at offset 0.  l3_proto is the
+ * A frame of an L3 device: the IP header at off, 0 but where the caller
+ * found a header in front of it (SJ_LINK_AT_NET).  l3_proto is the
  * kernel's word for it (skb->protocol, network order), and a header of the
  * other version is bad; 0 when the hook has no such word (XDP), and the
  * first nibble decides.  Never the bytes at offset 12: an IPv4 source
  * address 8.0.x.x is not an ethertype.
  */
-static __always_inline int sj_parse_l3(void *data, void *data_end,
+static __always_inline int sj_parse_l3(void *data, void *data_end, __u32 off,
 				       __be16 l3_proto, int gso,
 				       struct sj_pkt *pkt)
 {
+	SJ_OPAQUE(off);
+	off &= SJ_L3_OFF_MAX;
 	if (l3_proto == bpf_htons(SJ_ETH_P_IP))
-		return sj_parse_ipv4(data, data_end, 0, gso, pkt);
+		return sj_parse_ipv4(data, data_end, off, gso, pkt);
 	if (l3_proto == bpf_htons(SJ_ETH_P_IPV6))
-		return sj_parse_ipv6(data, data_end, 0, pkt);
+		return sj_parse_ipv6(data, data_end, off, pkt);
 	if (l3_proto == 0)
-		return sj_parse_ip_any(data, data_end, 0, gso, pkt);
+		return sj_parse_ip_any(data, data_end, off, gso, pkt);
 	return SJ_PKT_NON_IP;
 }
 
@@ -521,20 +535,23 @@ static __always_inline int sj_frag6_bad(void *data, void *data_end,
 }
 
 /*
- * Parse one frame of a link of type `link` (enum sj_link_layer); l3_proto
- * and gso as sj_parse_l3 and sj_parse_ipv4 take them.  Returns the kind;
+ * Parse one frame of a link of type `link` (enum sj_link_layer, where
+ * SJ_LINK_L3 reads the IP header at l3_off: 0, or on SJ_LINK_AT_NET what
+ * the caller found, at most SJ_L3_OFF_MAX); l3_proto and gso as
+ * sj_parse_l3 and sj_parse_ipv4 take them.  Returns the kind;
  * pkt->has_flow says whether pkt->key names a flow.  Never reads outside
  * [data, data_end).
  */
 static __always_inline int sj_parse_link(void *data, void *data_end,
-					 __u32 link, __be16 l3_proto, int gso,
+					 __u32 link, __u32 l3_off,
+					 __be16 l3_proto, int gso,
 					 struct sj_pkt *pkt)
 {
 	int kind;
 
 	__builtin_memset(pkt, 0, sizeof(*pkt));
 	if (link == SJ_LINK_L3)
-		kind = sj_parse_l3(data, data_end, l3_proto, gso, pkt);
+		kind = sj_parse_l3(data, data_end, l3_off, l3_proto, gso, pkt);
 	else
 		kind = sj_parse_eth(data, data_end, gso, pkt);
 	if (kind == SJ_PKT_FRAGMENT && pkt->key.family == 6 &&
@@ -571,7 +588,7 @@ static __always_inline void sj_frag_ports(struct sj_pkt *pkt, const __u8 *l4)
 static __always_inline int sj_parse(void *data, void *data_end,
 				    struct sj_pkt *pkt)
 {
-	return sj_parse_link(data, data_end, SJ_LINK_ETHER, 0, 0, pkt);
+	return sj_parse_link(data, data_end, SJ_LINK_ETHER, 0, 0, 0, pkt);
 }
 
 /* One's-complement update of a checksum for one changed 16-bit word

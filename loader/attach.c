@@ -408,7 +408,7 @@ int sj_attach_resolved(const struct sj_tune *req, const struct sj_target *t)
 	const char *dir;
 	int err;
 
-	if (sj_linktype_get(&link, &c.link_layer))
+	if (sj_linktype_get(&link, sj_wants_xdp(&tune, &link), &c.link_layer))
 		return -1;
 	dir = sj_dir_name(tune.dir);
 	/* no queue, or an AQM already there (real-queue mode), or a qdisc

@@ -83,7 +83,7 @@ static int attr_slot(const struct nlattr *attr, void *data)
 }
 
 /*
- * Whether a GRE device hands tc its packets with the outer IP and GRE
+ * Whether a GRE device hands its packets over with the outer IP and GRE
  * headers already in front.  Such a device has header_ops: ip_gre.c gives
  * them to one with no fixed remote (NBMA, remote 0) or a multicast one,
  * unless it is `external` (collect_md); ip6_gre.c to one whose remote is
@@ -91,18 +91,15 @@ static int attr_slot(const struct nlattr *attr, void *data)
  * ip6gre_tunnel_init).  Its header_ops write the outer header when the
  * neighbour is resolved, before tc egress, and ipgre_xmit pulls it off
  * again and builds its own; on receive, __ipgre_rcv leaves the mac header
- * on the outer IP header, so tc ingress sees it too.  Measured on 6.1
- * before attach refused them: at egress every packet `bad_header` (the
- * outer header's total length is still 0 when tc sees it), no flow, no
- * mark; at ingress (rate mode) every packet read as the outer GRE packet,
- * the tunnel's flows one, its marks written on an outer header already
- * taken off.  gretap and ip6gretap are Ethernet devices and carry no such
- * header.  header_ops are given once, when the device is made (ndo_init),
- * and the remote read here is today's: gre refuses to change a remote
- * between none, unicast and multicast (-EINVAL on 6.1), but ip6gre lets
- * :: become a unicast remote (6.1), and such a device keeps its
- * header_ops and passes this check; the other way, it is refused though
- * it has none.  Neither is caught.
+ * on the outer IP header, so tc ingress and generic XDP see it too.  The
+ * tc program finds the inner header by itself (bpf/tc.bpf.c,
+ * sj_skb_net_off); XDP cannot, and this says where it would misread.
+ * header_ops are given once, when the device is made (ndo_init), and the
+ * remote read here is today's: gre refuses to change a remote between
+ * none, unicast and multicast (-EINVAL on 6.1), but ip6gre lets :: become
+ * a unicast remote (6.1): such a device keeps its header_ops and passes
+ * this check, though on 6.1 it carried no packet to its remote (measured,
+ * 2026-12-07).
  */
 static bool gre_outer_header(const char *kind, const struct nlattr *data)
 {

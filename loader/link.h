@@ -25,8 +25,8 @@ struct sj_link {
 	bool hardware;		/* a bus device under it (IFLA_PARENT_DEV_NAME) */
 	char kind[16];		/* "veth", "bridge", ...; "" for a NIC */
 	bool outer_header;	/* a GRE device whose frames carry the
-				 * tunnel's outer header at tc (link.c,
-				 * gre_outer_header) */
+				 * tunnel's outer header at tc and XDP
+				 * (link.c, gre_outer_header) */
 };
 
 struct nlmsghdr;

@@ -6,9 +6,13 @@
  * macvlan, vxlan, tap, loopback's zeroed header), none at all on L3
  * devices, where the IP header comes first.  Anything else (Wi-Fi monitor
  * headers, InfiniBand, CAN, 6LoWPAN, ...) is refused at attach: a parser
- * that read it as Ethernet would count everything non_ip at best.  So is
- * a GRE device with no fixed remote, whose packets tc sees behind the
- * tunnel's own outer header (link.c, gre_outer_header).
+ * that read it as Ethernet would count everything non_ip at best.  A GRE
+ * device may have its own outer header in front of the IP header (no
+ * fixed remote: link.c, gre_outer_header): the tc program finds the IP
+ * header where the kernel's network header is, on every GRE device, not
+ * by the remote the device has now (its header_ops were given when it was
+ * made); XDP has no network header to ask, so it is refused on a device
+ * whose remote says it has the outer header.
  */
 #include <string.h>
 #include <linux/if_arp.h>
@@ -75,7 +79,7 @@ const char *sj_linktype_name(unsigned int arphrd)
 	return NULL;
 }
 
-int sj_linktype_get(const struct sj_link *link, __u32 *layer)
+int sj_linktype_get(const struct sj_link *link, bool xdp, __u32 *layer)
 {
 	int l = sj_linktype_layer(link->type);
 	const char *name;
@@ -90,9 +94,11 @@ int sj_linktype_get(const struct sj_link *link, __u32 *layer)
 	 * each packet as its device had it */
 	if (l == SJ_LINK_ETHER && !strcmp(link->kind, "ifb"))
 		l = SJ_LINK_EITHER;
-	if (link->outer_header)
-		return sj_err("%s is a GRE device with no fixed remote (NBMA or multicast): tc sees its packets behind the tunnel's outer header, which the tunnel writes anew, so sojourn could neither tell their flows apart nor mark them; attach to the device the tunnel runs over",
+	if (xdp && link->outer_header)
+		return sj_err("%s is a GRE device with no fixed remote (NBMA or multicast): XDP sees its packets behind the tunnel's outer header and cannot ask where the IP header is; use hook tc",
 			      link->name);
+	if (!xdp && (link->type == ARPHRD_IPGRE || link->type == ARPHRD_IP6GRE))
+		l = SJ_LINK_AT_NET;
 	*layer = l;
 	return 0;
 }

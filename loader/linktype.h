@@ -4,6 +4,7 @@
 #ifndef SJ_LINKTYPE_H
 #define SJ_LINKTYPE_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "link.h"
 
@@ -13,8 +14,8 @@ int sj_linktype_layer(unsigned int arphrd);
 const char *sj_linktype_name(unsigned int arphrd);
 
 /* Sets *layer from the device's link type, as its lookup read it
- * (link.c); refuses in one line, naming the type, a device whose frames
- * sojourn cannot parse. */
-int sj_linktype_get(const struct sj_link *link, __u32 *layer);
+ * (link.c), for the tc programs or (xdp) the XDP one; refuses in one
+ * line, naming why, a device whose frames that hook cannot parse. */
+int sj_linktype_get(const struct sj_link *link, bool xdp, __u32 *layer);
 
 #endif

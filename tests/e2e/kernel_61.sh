@@ -21,7 +21,7 @@
 #   the field    tests/e2e/field_htb.sh (two HTB classes), field_txtime.sh
 #   matrix       (SO_TXTIME beside bulk flows), gso_once.sh (software GSO)
 #   L3 tunnels   tests/e2e/l3_kernel_tunnels.sh: ipip, gre, sit, ip6gre,
-#                ip6tnl managed; GRE with no fixed remote refused (this
+#                ip6tnl managed, and GRE with no fixed remote (this
 #                machine's kernel has none of them)
 #
 # and checks that each passed there and that the guest really ran 6.1 with

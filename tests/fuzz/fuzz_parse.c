@@ -73,18 +73,20 @@ static void check_mark(__u8 *frame, size_t size, const struct sj_pkt *pkt)
 	free(before);
 }
 
-/* One parse of the frame and the checks on what it found; l3_proto and
- * gso as sj_parse_link takes them */
-static void parse_one(__u8 *frame, size_t size, __u32 link, __be16 l3_proto,
-		      int gso)
+/* One parse of the frame and the checks on what it found; l3_off,
+ * l3_proto and gso as sj_parse_link takes them */
+static void parse_one(__u8 *frame, size_t size, __u32 link, __u32 l3_off,
+		      __be16 l3_proto, int gso)
 {
 	struct sj_pkt pkt, again;
 	int kind;
 
-	kind = sj_parse_link(frame, frame + size, link, l3_proto, gso, &pkt);
+	kind = sj_parse_link(frame, frame + size, link, l3_off, l3_proto, gso,
+			     &pkt);
 	if (kind < 0 || kind >= SJ_PKT_KINDS)
 		abort();
-	if (sj_parse_link(frame, frame + size, link, l3_proto, gso, &again) != kind ||
+	if (sj_parse_link(frame, frame + size, link, l3_off, l3_proto, gso,
+			  &again) != kind ||
 	    memcmp(&pkt, &again, sizeof(pkt)))
 		abort();
 	if (pkt.key.family) {
@@ -92,9 +94,9 @@ static void parse_one(__u8 *frame, size_t size, __u32 link, __be16 l3_proto,
 
 		if (pkt.key.family != 4 && pkt.key.family != 6)
 			abort();
-		/* L3: at 0.  Ethernet: behind 0..2 tags, then PPPoE's 8
-		 * bytes or 1..SJ_MAX_MPLS_LABELS labels */
-		if (link == SJ_LINK_L3 ? pkt.l3_off != 0 :
+		/* L3: at l3_off.  Ethernet: behind 0..2 tags, then
+		 * PPPoE's 8 bytes or 1..SJ_MAX_MPLS_LABELS labels */
+		if (link == SJ_LINK_L3 ? pkt.l3_off != l3_off :
 		    pkt.l3_off < 14 || pkt.l3_off > SJ_L3_OFF_MAX ||
 		    (pkt.l3_off - 14) % 4)
 			abort();
@@ -152,14 +154,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf + 2, data, size);
-	parse_one(buf + 2, size, SJ_LINK_ETHER, 0, gso);
+	parse_one(buf + 2, size, SJ_LINK_ETHER, 0, 0, gso);
 	free(buf);
-	buf = malloc(size ? size : 1);
+	buf = malloc(size + 4);
 	if (!buf)
 		return 0;
 	for (size_t i = 0; i < sizeof(l3_protos) / sizeof(l3_protos[0]); i++) {
 		memcpy(buf, data, size);
-		parse_one(buf, size, SJ_LINK_L3, bpf_htons(l3_protos[i]), gso);
+		parse_one(buf, size, SJ_LINK_L3, 0, bpf_htons(l3_protos[i]), gso);
+		/* and behind a header of the device's own (a GRE device's
+		 * outer header, SJ_LINK_AT_NET) as long as the second byte
+		 * says, placed so that the IP header is aligned */
+		if (size > 1) {
+			__u32 off = data[1] & SJ_L3_OFF_MAX, pad = (4 - off % 4) % 4;
+
+			memcpy(buf + pad, data, size);
+			parse_one(buf + pad, size, SJ_LINK_L3, off,
+				  bpf_htons(l3_protos[i]), gso);
+		}
 	}
 	free(buf);
 	return 0;

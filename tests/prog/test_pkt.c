@@ -1335,6 +1335,49 @@ static void test_either(void)
 	sojourn_bpf__destroy(skel);
 }
 
+/*
+ * A GRE device's instance (SJ_LINK_AT_NET): the IP header read where the
+ * kernel's network header is, past what the device wrote in front of it
+ * (bpf/tc.bpf.c, sj_skb_net_off).  test_run puts the network header 14
+ * bytes in and takes skb->protocol from bytes 12-13, so the frame begins
+ * with 12 bytes of an outer header (an IPv4 one with protocol 47, GRE; an
+ * IPv6 one) that an L3 instance would read as the packet, then the
+ * ethertype: the search must find 14, not 0, and the mark land there.
+ * Run in the 6.1 guest too: the verifier there takes the search.
+ */
+static void test_at_net(void)
+{
+	static const __u8 outer4[12] = { 0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 47 };
+	static const __u8 outer6[12] = { 0x60, 0, 0, 0, 0, 0, 47, 64 };
+	struct sj_flow_key k4 = key_src(&(struct sj_flow_key){
+		.proto = IPPROTO_TCP, .family = 4,
+		.sport = htons(L3_SPORT4), .dport = htons(80) }, L3_SRC4);
+	struct sj_flow_key k6 = key_src(&(struct sj_flow_key){
+		.proto = IPPROTO_TCP, .family = 6,
+		.sport = htons(40101), .dport = htons(443) }, L3_SRC6);
+	struct sojourn_bpf *skel = link_instance(SJ_LINK_AT_NET, "at_net");
+	struct frame w;
+
+	if (!skel)
+		return;
+	fr_addr(AF_INET, FR_DST4, &k4.daddr[0]);
+	fr_addr(AF_INET6, FR_DST6, k6.daddr);
+	fr_eth(&w, ETH_P_IP);
+	memcpy(w.b, outer4, sizeof(outer4));
+	fr_ip4(&w, ECT0, IPPROTO_TCP, 5, 0);
+	fr_tcp(&w, L3_SPORT4, 80);
+	set_src(&w, L3_SRC4);
+	check_ce4("at_net_behind_outer4_ipv4_tcp_ce", &w, &k4);
+	fr_eth(&w, ETH_P_IPV6);
+	memcpy(w.b, outer6, sizeof(outer6));
+	fr_ip6(&w, 0xb8 | ECT0, 0x5eed5, IPPROTO_TCP);
+	fr_tcp(&w, 40101, 443);
+	set_src(&w, L3_SRC6);
+	check_ce6("at_net_behind_outer6_ipv6_tcp_ce", &w, &k6, SJ_PKT_TCP);
+	use(env.skel, SJ_MODE_QUEUE);
+	sojourn_bpf__destroy(skel);
+}
+
 /* ------------------------------------------------------------------ */
 /* 10: PPPoE sessions and MPLS on Ethernet                              */
 
@@ -2395,6 +2438,7 @@ int main(void)
 	test_csum_complete();
 	test_l3();
 	test_either();
+	test_at_net();
 	test_steer();
 	test_steer_thin();
 	test_mean_rate();
