@@ -25,6 +25,9 @@ DEB_PKGS  := clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev bpftool \
 	     libjson-c-dev libmnl-dev libxdp-dev xdp-tools pkg-config iproute2 iperf3 \
 	     fping ethtool jq python3-jsonschema util-linux procps gawk linux-libc-dev irtt \
 	     qemu-system-x86 busybox-static kmod
+# installed without their Recommends: wireguard-tools' are a kernel image
+# (wireguard-modules) and a firewall
+DEB_PKGS_BARE := wireguard-tools
 
 # the version, computed once: `sojourn -V` and the .deb (mk/package.mk) carry
 # it.  The release is debian/changelog's where there is one; a build from
@@ -60,7 +63,8 @@ SKELS     := $(OUTPUT)/sojourn.skel.h $(OUTPUT)/sojourn_xdp.skel.h
 #   PROGRAMS    what `make` (all) builds: the programs a package ships
 #   UNIT_TESTS  build/test_*: unit and packet tests, run by tests/run.sh
 #   EXTRA_BINS  the programs the test scripts drive
-#   DEB_PKGS    the Debian packages `make deps` installs
+#   DEB_PKGS    the Debian packages `make deps` installs (DEB_PKGS_BARE
+#               without their Recommends)
 # and define its own goals (bench, fuzz, soak, install, deb).
 PROGRAMS   :=
 UNIT_TESTS :=
@@ -80,15 +84,21 @@ tests: all $(UNIT_TESTS) $(EXTRA_BINS)
 $(OUTPUT):
 	$(Q)mkdir -p $@
 
-deps:
-	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+# $(call deb_install,APT_OPTIONS,PACKAGES): those not installed yet
+define deb_install
+	$(Q)missing=$$(for p in $(2); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing: $$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq $$missing >/dev/null; \
+		apt-get install -y -qq $(1) $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call deb_install,,$(DEB_PKGS))
+	$(call deb_install,--no-install-recommends,$(DEB_PKGS_BARE))
 
 # the build on every core: 29 s where one job takes 51 here, of a check
 # that must stay under 30 minutes

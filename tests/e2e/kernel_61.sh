@@ -21,8 +21,9 @@
 #   the field    tests/e2e/field_htb.sh (two HTB classes), field_txtime.sh
 #   matrix       (SO_TXTIME beside bulk flows), gso_once.sh (software GSO)
 #   L3 tunnels   tests/e2e/l3_kernel_tunnels.sh: ipip, gre, sit, ip6gre,
-#                ip6tnl managed, and GRE with no fixed remote (this
-#                machine's kernel has none of them)
+#                ip6tnl managed, and GRE with no fixed remote;
+#                tests/e2e/wireguard.sh: a WireGuard tunnel both ways
+#                (this machine's kernel has none of them)
 #
 # and checks that each passed there and that the guest really ran 6.1 with
 # sojourn on clsact.  Exit 0 pass, 77 skip, 1 fail.  VM_TESTS= overrides
@@ -38,7 +39,7 @@ VM_TESTS=${VM_TESTS:-build/test_pkt build/test_rate build/test_ackecho \
 tests/e2e/codel_ecn.sh \
 tests/e2e/aqm_root.sh \
 tests/e2e/field_htb.sh tests/e2e/field_txtime.sh tests/e2e/gso_once.sh \
-tests/e2e/l3_kernel_tunnels.sh}
+tests/e2e/l3_kernel_tunnels.sh tests/e2e/wireguard.sh}
 missing=$(vm_tools) || skip "$missing missing (make deps installs it)"
 for t in $VM_TESTS; do
 	[ -x "$SJ_ROOT/$t" ] || die "$t not built"
@@ -53,9 +54,9 @@ vm_guest_script "$out"
 cat >>"$out/run.sh" <<EOF
 cd "$SJ_ROOT" || exit 1
 # the kernel cannot load modules on demand here (its helper runs outside
-# the chroot): aqm_root's pie and l3_kernel_tunnels' tunnels are loaded up
-# front, as vm.sh loads the rest
-for m in sch_pie ipip ip_gre sit ip6_gre ip6_tunnel; do
+# the chroot): aqm_root's pie, l3_kernel_tunnels' tunnels and WireGuard are
+# loaded up front, as vm.sh loads the rest
+for m in sch_pie ipip ip_gre sit ip6_gre ip6_tunnel wireguard; do
 	/tmp/modprobe \$m || echo "guest: modprobe \$m failed"
 done
 # TCG's timers jitter (the bench's delay line is late by 10 ms at p99):
@@ -76,7 +77,7 @@ guest_secs() {
 	codel_ecn) echo 12 ;;			# host 20
 	field_htb | field_txtime) echo 12 ;;	# host 15
 	aqm_root) echo 5 ;;			# host 8
-	l3_kernel_tunnels) echo 3 ;;		# runs only here; 8 alone
+	l3_kernel_tunnels | wireguard) echo 3 ;;	# run only here; 8 alone
 	esac
 }
 for t in $VM_TESTS; do
