@@ -110,8 +110,8 @@ static __always_inline int sj_net_before(struct __sk_buff *skb, __u32 head,
  * Without header_ops (a fixed remote, `external`) the IP header is at
  * data, which one read tells; otherwise one read more says it lies within
  * SJ_L3_OFF_MAX + 1 bytes and a search of 6 finds it, whatever the outer
- * header's form (IPv4 or IPv6, GRE's checksum, key and sequence words, a
- * FOU encapsulation): the kernel already knows where it ends.  -1 when
+ * header's form (IPv4 or IPv6, GRE's checksum, key and sequence words):
+ * the kernel already knows where it ends.  -1 when
  * the linear data is too short to hold the IP header's first byte, -2
  * when the header lies further in than the parser reaches or the data is
  * too long for the helper's 64 KB offset.
