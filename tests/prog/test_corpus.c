@@ -38,6 +38,7 @@
 #define ATT_TC_RATE	3
 #define ATT_TC_L3	4
 #define ATT_XDP_L3	6
+#define ATT_TC_AT_NET	7
 #define ATT_XDP		8
 
 static struct runner runners[MAX_RUNNERS];
@@ -46,6 +47,11 @@ static int nrunners;
  * that start at the IP header */
 static struct runner l3runners[MAX_RUNNERS];
 static int nl3runners;
+/* and for a GRE device with an outer header (SJ_LINK_AT_NET): test_run
+ * puts the network header 14 bytes in, so an untagged IP frame's
+ * Ethernet header stands for the outer header */
+static struct runner at_net_runner;
+static int have_at_net;
 static struct run_res res;	/* big: one, static */
 
 /* ------------------------------------------------------------------ */
@@ -339,6 +345,34 @@ static void test_l3(void)
 		}
 	}
 	CHECK(n >= 10, "only %d base frames as L3 frames", n);
+	group_end();
+}
+
+/* Each untagged IP base frame cut at every length through the AT_NET
+ * instance: read at the network header, as Ethernet reads it there */
+static void test_at_net(void)
+{
+	char name[96];
+	int n = 0;
+
+	group_begin("at_net");
+	for (size_t i = 0; i < FR_NBASES; i++) {
+		fr_bases[i].build(&fr);
+		if (!to_l3(&fr, &fr2))
+			continue;
+		n++;
+		for (__u32 len = 0; len <= fr.len && len <= 256; len++) {
+			int kind = fr_kind_at(&fr, len);
+			struct sj_flow_key tmp;
+
+			snprintf(name, sizeof(name), "at_net %s%s%u", fr_bases[i].name,
+				 len == fr.len ? ", whole, " : " cut to ", len);
+			check_frame(&at_net_runner, name, fr.b, len, kind,
+				    fr_key_at(&fr, len, kind, &tmp),
+				    fr_unmatched(&fr, kind));
+		}
+	}
+	CHECK(n >= 10, "only %d base frames as untagged IP frames", n);
 	group_end();
 }
 
@@ -780,7 +814,7 @@ static void test_ecn(void)
 
 int main(void)
 {
-	struct sojourn_bpf *q, *rt, *q3;
+	struct sojourn_bpf *q, *rt, *q3, *an;
 	int err;
 
 	rn_begin();
@@ -829,6 +863,23 @@ int main(void)
 			    SJ_DIR_EGRESS, 1);
 	}
 
+	an = sojourn_bpf__open();
+	if (!an)
+		rn_load_failed(-errno, "tc object");
+	err = rn_set_rodata_u32(an->obj, "cfg_link_layer", SJ_LINK_AT_NET);
+	CHECK(!err, "the tc program has no cfg_link_layer");
+	if (err) {
+		;
+	} else if ((err = sojourn_bpf__load(an))) {
+		rn_load_failed(err, "tc program, the IP header at the network header");
+	} else {
+		rn_init(&at_net_runner, "tc-queue-at-net", an->obj,
+			an->progs.sojourn_egress, 0, 0);
+		rn_register(&at_net_runner, ATT_TC_AT_NET, SJ_MODE_QUEUE,
+			    SJ_DIR_EGRESS, 1);
+		have_at_net = 1;
+	}
+
 #ifdef HAVE_XDP
 	struct sojourn_xdp *x3 = sojourn_xdp__open();
 
@@ -871,6 +922,8 @@ int main(void)
 	test_truncation();
 	if (nl3runners)
 		test_l3();
+	if (have_at_net)
+		test_at_net();
 	test_ihl();
 	test_ipv6_ext();
 	test_qinq();
@@ -886,6 +939,8 @@ int main(void)
 		printf(" %s", runners[i].name);
 	for (int i = 0; i < nl3runners; i++)
 		printf(" %s", l3runners[i].name);
+	if (have_at_net)
+		printf(" %s", at_net_runner.name);
 	printf("\n");
 	return check_exit("test_corpus") || failures;
 }
