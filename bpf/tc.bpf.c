@@ -53,6 +53,18 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 		skb->cb[SJ_CB_CHECK] = sj_cb_check(lo, hi);
 }
 
+/* Whether the network header lies less than k bytes past data: a read of
+ * one byte, head - k past it, ends inside the linear data only then (the
+ * helper's bound, below); 0 < k <= head. */
+static __always_inline int sj_net_before(struct __sk_buff *skb, __u32 head,
+					 __u32 k)
+{
+	__u8 b;
+
+	return !bpf_skb_load_bytes_relative(skb, head - k, &b, 1,
+					    BPF_HDR_START_NET);
+}
+
 /*
  * Where this packet's IP header lies on a device whose packets come with
  * and without a link-layer header: an IFB, into which an Ethernet device's
@@ -75,26 +87,10 @@ static __always_inline void sj_stamp(struct __sk_buff *skb, __u64 now,
 static __always_inline int sj_skb_link(struct __sk_buff *skb)
 {
 	__u32 head = skb->data_end - skb->data;
-	__u8 b;
 
 	if (head <= SJ_ETH_HLEN || head - SJ_ETH_HLEN > 0xffff)
 		return -1;
-	if (bpf_skb_load_bytes_relative(skb, head - SJ_ETH_HLEN, &b, 1,
-					BPF_HDR_START_NET))
-		return SJ_LINK_ETHER;
-	return SJ_LINK_L3;
-}
-
-/* Whether the network header lies less than k bytes past data: a read of
- * one byte, head - k past it, ends inside the linear data only then (the
- * bound sj_skb_link relies on); 0 < k <= head. */
-static __always_inline int sj_net_before(struct __sk_buff *skb, __u32 head,
-					 __u32 k)
-{
-	__u8 b;
-
-	return !bpf_skb_load_bytes_relative(skb, head - k, &b, 1,
-					    BPF_HDR_START_NET);
+	return sj_net_before(skb, head, SJ_ETH_HLEN) ? SJ_LINK_L3 : SJ_LINK_ETHER;
 }
 
 /*
