@@ -64,9 +64,7 @@ managed() {
 	check "$tag: packets non_ip" "$(jq -r '.parsed.non_ip' <<<"$stats")" '<=' "$3"
 	check "$tag: CE marks" "$(jq -r '.ecn_mark' <<<"$stats")" '>' 0
 	check "$tag: bulk RTT rise median (ms)" "$(fsub "$(rtt_median "$tag")" "$idle")" '<' "$RISE_MAX"
-	check "$tag: client's checksum errors" \
-		"$(inc nstat -az TcpInCsumErrors UdpInCsumErrors IpExtInCsumErrors |
-			awk 'NR > 1 { n += $2 } END { print n + 0 }')" '==' 0
+	check "$tag: client's checksum errors" "$(csum_errors inc)" '==' 0
 	row "$tag: goodput (Mbit/s)" "$(goodput "$tag")" "" info
 	sj detach "$IFB" -n "$NS_C" || die "$tag: detach"
 }

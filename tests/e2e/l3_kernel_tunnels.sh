@@ -88,10 +88,7 @@ done
 
 # the server's iperf3, on every address, for every tunnel
 ins iperf3 -s -p 5201 >/dev/null 2>&1 &
-for i in $(seq 50); do
-	ins ss -Hltn "sport = :5201" | grep -q . && break
-	sleep 0.1
-done
+topo_await_servers 5201
 
 # managed KIND [FORM]: 2 cubic ECN flows through KIND's tunnel (FORM as
 # tunnel takes it), bottlenecked on the client's tunnel device, sojourn in
@@ -120,11 +117,8 @@ managed() {
 	check "$name: packets non_ip + bad_header" \
 		"$(jq -r '.parsed.non_ip + .parsed.bad_header' <<<"$stats")" '==' 0
 	check "$name: CE marks" "$(jq -r '.ecn_mark' <<<"$stats")" '>' 0
-	check "$name: receiver's inner packets with CE ($ce)" \
-		"$(ins nstat -az "$ce" | awk -v c="$ce" '$1 == c { print $2 }')" '>' 0
-	check "$name: receiver's checksum errors" \
-		"$(ins nstat -az TcpInCsumErrors UdpInCsumErrors IpExtInCsumErrors |
-			awk 'NR > 1 { n += $2 } END { print n + 0 }')" '==' 0
+	check "$name: receiver's inner packets with CE ($ce)" "$(nstat_count ins "$ce")" '>' 0
+	check "$name: receiver's checksum errors" "$(csum_errors ins)" '==' 0
 	row "$name: goodput (Mbit/s)" \
 		"$(jq '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' "$WORK/$kind$form.json")" "" info
 	sj detach "$T_C" -n "$NS_C" || die "$name: detach"

@@ -50,16 +50,22 @@ inc ip addr add "$WG_IP_C/24" dev "$WG_C" && inc ip addr add "$WG6_C/64" dev "$W
 inc fping -q -c1 -r 20 -t 500 "$WG_IP_S" >/dev/null 2>&1 ||
 	die "no way through the wireguard tunnel"
 ins iperf3 -s -p 5201 >/dev/null 2>&1 &
-for i in $(seq 50); do
-	ins ss -Hltn "sport = :5201" | grep -q . && break
-	sleep 0.1
-done
+topo_await_servers 5201
 
-# counted CE and checksum errors in a namespace since its last nstat -n
-ce_count() { "$1" nstat -az "$2" | awk -v c="$2" '$1 == c { print $2 }'; }
-csum_errors() {
-	"$1" nstat -az TcpInCsumErrors UdpInCsumErrors IpExtInCsumErrors |
-		awk 'NR > 1 { n += $2 } END { print n + 0 }'
+# checked DIR LABEL NS CE JSON: one direction's packets as sojourn on the
+# client's wg device counted them, and the receiving namespace NS's (inc,
+# ins) CE counter CE and checksum errors since its nstat -n; JSON iperf3's
+checked() {
+	local stats
+	stats=$(sj show "$WG_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
+	check "$1 ($2): packets parsed tcp" "$(jq -r '.parsed.tcp' <<<"$stats")" '>' 200
+	check "$1: packets non_ip + bad_header" \
+		"$(jq -r '.parsed.non_ip + .parsed.bad_header' <<<"$stats")" '==' 0
+	check "$1: CE marks" "$(jq -r '.ecn_mark + .ce_mark' <<<"$stats")" '>' 0
+	check "$1: receiver's packets with CE ($4)" "$(nstat_count "$3" "$4")" '>' 0
+	check "$1: receiver's checksum errors" "$(csum_errors "$3")" '==' 0
+	row "$1: goodput (Mbit/s)" \
+		"$(jq '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' "$5")" "" info
 }
 
 # the upload, real-queue mode on the client's wg device
@@ -71,16 +77,8 @@ sj attach "$WG_C" -n "$NS_C" || die "attach egress"
 ins nstat -n >/dev/null
 inc timeout $((SECS + 20)) iperf3 -c "$WG_IP_S" -p 5201 -P 2 -t "$SECS" -C cubic \
 	-J >"$WORK/up.json" 2>&1 || die "upload: iperf3 failed"
-stats=$(sj show "$WG_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
-check "upload ($(inc ip -j link show "$WG_C" | jq -r '.[0].link_type')): packets parsed tcp" \
-	"$(jq -r '.parsed.tcp' <<<"$stats")" '>' 200
-check "upload: packets non_ip + bad_header" \
-	"$(jq -r '.parsed.non_ip + .parsed.bad_header' <<<"$stats")" '==' 0
-check "upload: CE marks" "$(jq -r '.ecn_mark + .ce_mark' <<<"$stats")" '>' 0
-check "upload: receiver's packets with CE (IpExtInCEPkts)" "$(ce_count ins IpExtInCEPkts)" '>' 0
-check "upload: receiver's checksum errors" "$(csum_errors ins)" '==' 0
-row "upload: goodput (Mbit/s)" \
-	"$(jq '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' "$WORK/up.json")" "" info
+checked upload "$(inc ip -j link show "$WG_C" | jq -r '.[0].link_type')" ins \
+	IpExtInCEPkts "$WORK/up.json"
 sj detach "$WG_C" -n "$NS_C" || die "detach egress"
 
 # the download, rate mode on the client's wg device's ingress
@@ -88,16 +86,7 @@ sj attach "$WG_C" ingress rate 10mbit -n "$NS_C" || die "attach ingress"
 inc nstat -n >/dev/null
 inc timeout $((SECS + 20)) iperf3 -c "$WG6_S" -p 5201 -P 2 -t "$SECS" -C cubic -R \
 	-J >"$WORK/down.json" 2>&1 || die "download: iperf3 failed"
-stats=$(sj show "$WG_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
-check "download (IPv6, ingress rate mode): packets parsed tcp" \
-	"$(jq -r '.parsed.tcp' <<<"$stats")" '>' 200
-check "download: packets non_ip + bad_header" \
-	"$(jq -r '.parsed.non_ip + .parsed.bad_header' <<<"$stats")" '==' 0
-check "download: CE marks" "$(jq -r '.ecn_mark + .ce_mark' <<<"$stats")" '>' 0
-check "download: client's IPv6 packets with CE (Ip6InCEPkts)" "$(ce_count inc Ip6InCEPkts)" '>' 0
-check "download: client's checksum errors" "$(csum_errors inc)" '==' 0
-row "download: goodput (Mbit/s)" \
-	"$(jq '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' "$WORK/down.json")" "" info
+checked download "IPv6, ingress rate mode" inc Ip6InCEPkts "$WORK/down.json"
 sj detach "$WG_C" ingress -n "$NS_C" || die "detach ingress"
 
 finish wireguard

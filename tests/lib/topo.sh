@@ -185,6 +185,17 @@ topo_tun() {
 	die "no way through the tunnel: $(cat "$WORK/relay.err")"
 }
 
+# nstat_count NS COUNTER: COUNTER in namespace NS's (inc, inr, ins) nstat
+# since its last `nstat -n`
+nstat_count() { "$1" nstat -az "$2" | awk -v c="$2" '$1 == c { print $2 }'; }
+
+# csum_errors NS: the TCP, UDP and IP checksum errors NS (inc, inr, ins)
+# counted since its last `nstat -n`
+csum_errors() {
+	"$1" nstat -az TcpInCsumErrors UdpInCsumErrors IpExtInCsumErrors |
+		awk 'NR > 1 { n += $2 } END { print n + 0 }'
+}
+
 # topo_ecn CLIENT SERVER: net.ipv4.tcp_ecn for the two ends (1 = request).
 topo_ecn() {
 	inc sysctl -qw net.ipv4.tcp_ecn="$1"
@@ -229,10 +240,17 @@ pfifo_drops() {
 
 # topo_servers PORT...: an iperf3 server per port in the server namespace.
 topo_servers() {
-	local p i
+	local p
 	for p in "$@"; do
 		ins iperf3 -s -B "$IP_S" -p "$p" >"$WORK/server.$p.log" 2>&1 &
 	done
+	topo_await_servers "$@"
+}
+
+# topo_await_servers PORT...: until the server namespace listens on each
+# TCP port (5 s), or die
+topo_await_servers() {
+	local p i
 	for i in $(seq 50); do
 		local up=0
 		for p in "$@"; do

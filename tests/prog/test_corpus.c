@@ -321,58 +321,39 @@ static int to_l3(const struct frame *f, struct frame *w)
 	return 1;
 }
 
-static void test_l3(void)
+/*
+ * Each untagged IP base frame cut at every length, as group `group` with
+ * runners rs[0..n): its IP header first (l3, an L3 device's frame), or
+ * behind its Ethernet header, which the AT_NET instance reads at the
+ * network header as Ethernet reads it there
+ */
+static void sweep_ip_frames(const char *group, const struct runner *rs, int n,
+			    int l3)
 {
+	const struct frame *f = l3 ? &fr2 : &fr;
 	char name[96];
-	int n = 0;
+	int bases = 0;
 
-	group_begin("l3");
+	group_begin(group);
 	for (size_t i = 0; i < FR_NBASES; i++) {
 		fr_bases[i].build(&fr);
 		if (!to_l3(&fr, &fr2))
 			continue;
-		n++;
-		for (__u32 len = 0; len <= fr2.len && len <= 256; len++) {
-			int kind = fr_kind_at(&fr2, len);
+		bases++;
+		for (__u32 len = 0; len <= f->len && len <= 256; len++) {
+			int kind = fr_kind_at(f, len);
 			struct sj_flow_key tmp;
 
-			snprintf(name, sizeof(name), "l3 %s%s%u", fr_bases[i].name,
-				 len == fr2.len ? ", whole, " : " cut to ", len);
-			for (int r = 0; r < nl3runners; r++)
-				check_frame(&l3runners[r], name, fr2.b, len, kind,
-					    fr_key_at(&fr2, len, kind, &tmp),
-					    fr_unmatched(&fr2, kind));
+			snprintf(name, sizeof(name), "%s %s%s%u", group,
+				 fr_bases[i].name,
+				 len == f->len ? ", whole, " : " cut to ", len);
+			for (int r = 0; r < n; r++)
+				check_frame(&rs[r], name, f->b, len, kind,
+					    fr_key_at(f, len, kind, &tmp),
+					    fr_unmatched(f, kind));
 		}
 	}
-	CHECK(n >= 10, "only %d base frames as L3 frames", n);
-	group_end();
-}
-
-/* Each untagged IP base frame cut at every length through the AT_NET
- * instance: read at the network header, as Ethernet reads it there */
-static void test_at_net(void)
-{
-	char name[96];
-	int n = 0;
-
-	group_begin("at_net");
-	for (size_t i = 0; i < FR_NBASES; i++) {
-		fr_bases[i].build(&fr);
-		if (!to_l3(&fr, &fr2))
-			continue;
-		n++;
-		for (__u32 len = 0; len <= fr.len && len <= 256; len++) {
-			int kind = fr_kind_at(&fr, len);
-			struct sj_flow_key tmp;
-
-			snprintf(name, sizeof(name), "at_net %s%s%u", fr_bases[i].name,
-				 len == fr.len ? ", whole, " : " cut to ", len);
-			check_frame(&at_net_runner, name, fr.b, len, kind,
-				    fr_key_at(&fr, len, kind, &tmp),
-				    fr_unmatched(&fr, kind));
-		}
-	}
-	CHECK(n >= 10, "only %d base frames as untagged IP frames", n);
+	CHECK(bases >= 10, "only %d base frames as untagged IP frames", bases);
 	group_end();
 }
 
@@ -921,9 +902,9 @@ int main(void)
 	test_bases();
 	test_truncation();
 	if (nl3runners)
-		test_l3();
+		sweep_ip_frames("l3", l3runners, nl3runners, 1);
 	if (have_at_net)
-		test_at_net();
+		sweep_ip_frames("at_net", &at_net_runner, 1, 0);
 	test_ihl();
 	test_ipv6_ext();
 	test_qinq();
