@@ -321,6 +321,19 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		}
 		flow->tcp_high = sj_fair_tcp_high(pkt->tcp_seq, flow->tcp_high,
 						  payload);
+	} else if (!flow->judged_since && !flow->drop_p) {
+		flow->judged_peak = 0;
+	} else {
+		/* no answer in its packets: a fall of its rate is one */
+		if (sj_fair_rate_answer(flow->recent_bytes, flow->judged_peak)) {
+			st->rate_answers++;
+			flow->judged_since = 0;
+			flow->signals_heavy = 0;
+			flow->drop_p = 0;
+			flow->judged_peak = 0;
+		} else if (flow->recent_bytes > flow->judged_peak) {
+			flow->judged_peak = flow->recent_bytes;
+		}
 	}
 	mean = READ_ONCE(q->mean_backlog);
 	*heavy = sj_fair_heavy(backlog, mean);

@@ -37,10 +37,11 @@
  *    sender shows its answer in the packets we see: CWR once it has cut
  *    its window for an ECN echo (RFC 3168 6.1.2), a retransmission once
  *    it has seen a loss (RFC 5681 3.2 cuts the window with it).  Either
- *    clears the flow's record.  Other protocols show nothing we can read:
- *    they are judged after one interval, on heaviness and signals alone
- *    (a 500 ms wait let fair_udp's flood back in each time its dropper
- *    let go: the ping's median rise went from 12.7 to 15.2 ms).
+ *    clears the flow's record.  Other protocols show no answer we can
+ *    read in a packet: they are judged after one interval (a 500 ms wait
+ *    let fair_udp's flood back in each time its dropper let go: the
+ *    ping's median rise went from 12.7 to 15.2 ms), and a fall of their
+ *    rate is their answer (sj_fair_rate_answer).
  *  - a flow that has sent at most one quantum over the last interval is
  *    sparse (fq_codel's new flows get one quantum ahead of the rest), and
  *    may be sent ahead; once it sends more it is not, within one quantum.
@@ -200,6 +201,35 @@ static __always_inline int sj_fair_tcp_answer(__u8 flags, __u32 seq,
 	if (flags & SJ_TCP_FLAG_CWR)
 		return 1;
 	return payload && high && (__s32)(seq - high) < 0;
+}
+
+/*
+ * A flow we cannot read an answer from (not TCP) shows one in its rate: a
+ * sender that answers congestion sends less.  Such flows are common where
+ * a bottleneck carries tunnels: a VXLAN overlay's outer UDP (Flannel,
+ * Calico, Cilium), a WireGuard or IPsec link, and QUIC, each carrying
+ * traffic that answers.  Judged on heaviness and signals alone, the four
+ * ECN cubic flows of vxlan_overlay (each its own outer UDP flow: the
+ * source port is a hash of the inner flow) took 348 unresponsive_drops in
+ * 15 s (2026-12-07), as many as a flood would.
+ *
+ * So from the first signal it takes while heavy (judged_since), and while
+ * judged unresponsive, its rate (recent, bytes over about the last
+ * interval, counted before any drop of ours) is followed: `peak` is the
+ * highest it reached since.  Once it is an eighth below that, the flow
+ * has answered: its record and any drop probability are cleared, as
+ * CWR clears a TCP flow's.  An answering sender cuts by more: cubic to
+ * 0.7 of its window, Reno and QUIC's NewReno to half, and the rate follows
+ * within a round trip.  A flood sends on at its rate whatever is dropped,
+ * so its rate never falls by an eighth; an eighth is also above what the
+ * count's own decay between packets takes (under 3 % at a packet a
+ * millisecond, tau 100 ms).
+ */
+#define SJ_FAIR_RATE_CUT_DIV	8
+
+static __always_inline int sj_fair_rate_answer(__u64 recent, __u64 peak)
+{
+	return recent < peak - peak / SJ_FAIR_RATE_CUT_DIV;
 }
 
 /* The highest sequence number a data packet started at, this one counted */

@@ -315,6 +315,9 @@ struct sj_flow {
 	__u64 light_since;	/* at or below it since, ns; 0: not */
 	__u64 recent_bytes;	/* sent over about the last interval */
 	__u64 recent_at;
+	__u64 judged_peak;	/* not TCP: the highest recent_bytes since it
+				 * was judged (fair.h: sj_fair_rate_answer);
+				 * 0: not judged */
 	__u16 signals_heavy;	/* signals taken while heavy (saturates) */
 	__u8 left_ahead;	/* the last packet measured leaving had been
 				 * sent ahead (sparse steering) */
@@ -364,6 +367,9 @@ struct sj_stats {
 	__u64 unresponsive_drops; /* enqueue drops of flows that ignore CoDel */
 	__u64 tcp_answers;	/* TCP packets whose sender shows it answered
 				 * congestion: CWR, or a retransmission */
+	__u64 rate_answers;	/* packets of flows that are not TCP whose rate
+				 * fell an eighth since they were judged: an
+				 * answer (fair.h: sj_fair_rate_answer) */
 	/* real-queue mode: how the law's signals fared */
 	__u64 signals;		/* given to a flow by its queue's law */
 	__u64 signals_expired;	/* not carried out within an interval */

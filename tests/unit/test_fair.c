@@ -4,7 +4,8 @@
  * on the fair share, a heavy flow stands out, the drop probability of an
  * unresponsive flow settles it at the mean, a flow's backlog never goes
  * below zero, the sparse test tells a 20 Hz probe from a bulk flow, and
- * the judge convicts a flow that never answers, never one that does, and
+ * the judge convicts a flow that never answers, never one that does (by
+ * its packets, or for other protocols by its rate), and
  * the priority path stays within its bound.
  */
 #define _GNU_SOURCE	/* pthread_tryjoin_np */
@@ -279,6 +280,54 @@ static void test_tcp_answer(void)
 }
 
 /*
+ * The rate answer of a flow that is not TCP (sj_fair_rate_answer), its rate
+ * followed as tc.bpf.c does from the moment it is judged (t = 200 ms): a
+ * flow at 5 Mbit/s, 1514-byte packets, evenly or in bursts of 4 at the
+ * same rate, never answers; the same flow cut to 0.7 of its rate (cubic's
+ * answer) at 500 ms answers within 100 ms of the cut.  tau 100 ms.
+ * Returns the time of the first answer, 0 for none.
+ */
+static __u64 rate_answer_at(__u64 burst, __u64 cut_at)
+{
+	__u64 tau = 100 * MS, recent = 0, at = 0, peak = 0, t, gap;
+	__u64 per_pkt = 1514ULL * 8 * 1000 / 5;	/* ns a packet at 5 Mbit/s */
+	int i;
+
+	for (t = MS; t < 1500 * MS; t += gap) {
+		gap = per_pkt * burst;
+		if (cut_at && t >= cut_at)
+			gap = gap * 10 / 7;
+		for (i = 0; i < (int)burst; i++) {
+			recent = sj_fair_recent(recent, t - at, tau, 1514);
+			at = t;
+			if (t < 200 * MS)
+				continue;
+			if (peak && sj_fair_rate_answer(recent, peak))
+				return t;
+			if (recent > peak)
+				peak = recent;
+		}
+	}
+	return 0;
+}
+
+static void test_rate_answer(void)
+{
+	__u64 t;
+
+	CHECK(!rate_answer_at(1, 0), "an even flood answered at %llu ms",
+	      rate_answer_at(1, 0) / MS);
+	CHECK(!rate_answer_at(4, 0), "a bursty flood answered at %llu ms",
+	      rate_answer_at(4, 0) / MS);
+	t = rate_answer_at(1, 500 * MS);
+	CHECK(t > 500 * MS && t <= 600 * MS, "a cut to 0.7 answered at %llu ms", t / MS);
+	t = rate_answer_at(4, 500 * MS);
+	CHECK(t > 500 * MS && t <= 600 * MS, "a bursty cut answered at %llu ms", t / MS);
+	CHECK(sj_fair_rate_answer(699, 800) && !sj_fair_rate_answer(700, 800) &&
+	      !sj_fair_rate_answer(0, 0), "an eighth below the peak");
+}
+
+/*
  * A flow heavy the whole time, offered a signal every 100 ms (the interval),
  * whose sender answers each one an RTT after it: with RTTs up to 300 ms
  * (and a 100 ms queue, RTT + 100 ms in all) it is never judged; a sender
@@ -448,6 +497,7 @@ static void test_path_claim(void)
 int main(void)
 {
 	test_tcp_answer();
+	test_rate_answer();
 	test_judge();
 	test_takes_signal();
 	test_sparse_bound();
