@@ -321,11 +321,16 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		}
 		flow->tcp_high = sj_fair_tcp_high(pkt->tcp_seq, flow->tcp_high,
 						  payload);
-	} else if (!flow->judged_since && !flow->drop_p) {
-		flow->judged_peak = 0;
 	} else {
+		/* ECT: its sender says it answers CE (RFC 3168, 8311), and
+		 * gets a TCP flow's time to show it (fair.h) */
+		if (pkt->ecn != SJ_ECN_NOT_ECT)
+			answer_intervals = SJ_FAIR_ANSWER_INTERVALS;
 		/* no answer in its packets: a fall of its rate is one */
-		if (sj_fair_rate_answer(flow->recent_bytes, flow->judged_peak)) {
+		if (!flow->judged_since && !flow->drop_p) {
+			flow->judged_peak = 0;
+		} else if (sj_fair_rate_answer(flow->recent_bytes,
+					       flow->judged_peak)) {
 			st->rate_answers++;
 			flow->judged_since = 0;
 			flow->signals_heavy = 0;
@@ -358,8 +363,12 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					 set->interval_ns, flow->signals_heavy,
 					 answer_intervals))
 			flow->drop_p = 1;
-		/* a new port of a sender convicted a moment ago (fair.h) */
-		else if (answer_intervals == 1)
+		/* a new port of a sender convicted a moment ago (fair.h):
+		 * only flows that neither show an answer in their packets
+		 * nor claim one (ECT), heavy from their start */
+		else if (answer_intervals == 1 &&
+			 sj_fair_recall_young(flow->first_seen_ns, now,
+					      set->interval_ns))
 			flow->drop_p = sj_sender_recall(pkt, now, set->interval_ns);
 	}
 	if (flow->drop_p) {

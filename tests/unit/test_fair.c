@@ -240,6 +240,9 @@ static void test_sender_memory(void)
 	CHECK(sj_fair_sender_recent(1000 * MS, 1150 * MS, 100 * MS), "forgot at 150 ms");
 	CHECK(!sj_fair_sender_recent(1000 * MS, 1250 * MS, 100 * MS), "kept at 250 ms");
 	CHECK(!sj_fair_sender_recent(0, 50 * MS, 100 * MS), "no conviction recalled");
+	/* a new port takes it over only when heavy from its start */
+	CHECK(sj_fair_recall_young(1000 * MS, 1012 * MS, 100 * MS), "young at 12 ms");
+	CHECK(!sj_fair_recall_young(1000 * MS, 1013 * MS, 100 * MS), "young at 13 ms");
 }
 
 /* 20 Hz of 100-byte probes stay under a quantum; 2.5 Mbit does not */
