@@ -213,8 +213,10 @@ static __always_inline int sj_fair_tcp_answer(__u8 flags, __u32 seq,
  * Calico, Cilium), a WireGuard or IPsec link, and QUIC, each carrying
  * traffic that answers.  Judged on heaviness and signals alone, the four
  * ECN cubic flows of vxlan_overlay (each its own outer UDP flow: the
- * source port is a hash of the inner flow) took 348 unresponsive_drops in
- * 15 s (2026-12-07), as many as a flood would.
+ * source port is a hash of the inner flow) took 642-1720
+ * unresponsive_drops in 12 s in three runs of four (2026-12-07).  This
+ * answer alone left one run in four at 457: the rest was ECT's longer
+ * wait (above) and the recall rule (sj_fair_recall_young).
  *
  * So from the first signal it takes while heavy (judged_since), and while
  * judged unresponsive, its rate (recent, bytes over about the last
@@ -424,7 +426,9 @@ static __always_inline int sj_fair_sender_recent(__u64 convicted_at, __u64 now,
  * first packet: a flood that hops to a new port sends at its full rate
  * from the first packet on.  A flow that answers does not: a tunnel's
  * outer flow moves to a new source port when the inner TCP's hash
- * changes (the kernel rehashes a socket after a retransmission timeout),
+ * changes (tcp_write_timeout rehashes a socket at a retransmission
+ * timeout, sk_rethink_txhash, and counts it in TcpExtTcpTimeoutRehash:
+ * read in the 6.x source),
  * and that TCP restarts from one segment, several round trips below its
  * share.  Taking over regardless, a VXLAN overlay's Not-ECT flows, one
  * falsely convicted, cascaded to 93 outer flows and 975
