@@ -322,10 +322,6 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		flow->tcp_high = sj_fair_tcp_high(pkt->tcp_seq, flow->tcp_high,
 						  payload);
 	} else {
-		/* ECT: its sender says it answers CE (RFC 3168, 8311), and
-		 * gets a TCP flow's time to show it (fair.h) */
-		if (pkt->ecn != SJ_ECN_NOT_ECT)
-			answer_intervals = SJ_FAIR_ANSWER_INTERVALS;
 		/* no answer in its packets: a fall of its rate is one */
 		if (!flow->judged_since && !flow->drop_p) {
 			flow->judged_peak = 0;
@@ -364,8 +360,8 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					 answer_intervals))
 			flow->drop_p = 1;
 		/* a new port of a sender convicted a moment ago (fair.h):
-		 * only flows that neither show an answer in their packets
-		 * nor claim one (ECT), heavy from their start */
+		 * only flows that show no answer in their packets, heavy
+		 * from their start */
 		else if (answer_intervals == 1 &&
 			 sj_fair_recall_young(flow->first_seen_ns, now,
 					      set->interval_ns))

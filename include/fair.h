@@ -39,12 +39,12 @@
  *    it has seen a loss (RFC 5681 3.2 cuts the window with it).  Either
  *    clears the flow's record.  Other protocols show no answer we can
  *    read in a packet, and a fall of their rate is their answer
- *    (sj_fair_rate_answer).  Those whose packets are ECT say their
- *    sender answers CE (RFC 3168; RFC 8311 for QUIC, RTP and tunnels
- *    that copy ECT outward) and get a TCP flow's SJ_FAIR_ANSWER_INTERVALS;
- *    the rest are judged after one interval (a 500 ms wait let fair_udp's
- *    flood, not ECT, back in each time its dropper let go: the ping's
- *    median rise went from 12.7 to 15.2 ms).
+ *    (sj_fair_rate_answer); they are judged after one interval (a 500 ms
+ *    wait let fair_udp's flood back in each time its dropper let go: the
+ *    ping's median rise went from 12.7 to 15.2 ms).  ECT earns them no
+ *    longer wait: a flood that set ECT and hopped ports escaped the judge
+ *    with one (TCP's share 5.6-6.5 %, as with the FIFO; 73 % without it,
+ *    2026-12-07).
  *  - a flow that has sent at most one quantum over the last interval is
  *    sparse (fq_codel's new flows get one quantum ahead of the rest), and
  *    may be sent ahead; once it sends more it is not, within one quantum.
@@ -215,8 +215,8 @@ static __always_inline int sj_fair_tcp_answer(__u8 flags, __u32 seq,
  * ECN cubic flows of vxlan_overlay (each its own outer UDP flow: the
  * source port is a hash of the inner flow) took 642-1720
  * unresponsive_drops in 12 s in three runs of four (2026-12-07).  This
- * answer alone left one run in four at 457: the rest was ECT's longer
- * wait (above) and the recall rule (sj_fair_recall_young).
+ * answer alone left one run in four at 457: the rest was the recall rule
+ * (sj_fair_recall_young).
  *
  * So from the first signal it takes while heavy (judged_since), and while
  * judged unresponsive, its rate (recent, bytes over about the last
@@ -406,11 +406,7 @@ static __always_inline int sj_fair_unresponsive(__u64 judged_since, __u64 now,
  * time: fair_udp's ping rise went to 258 ms (15 ms without hopping).  Two
  * intervals: a hop is one packet's time after the last drop, and a sender
  * quiet for longer starts clean.  Only flows we cannot read an answer from
- * and that claim none (neither TCP nor ECT) take it over, and only while
- * heavy: behind a VXLAN overlay every flow of a node is one sender, and a
- * new outer port (the inner TCP's hash changes after a timeout) took over
- * a false conviction, 457 unresponsive_drops in 12 s on 4 ECN cubic flows
- * (vxlan_overlay, 2026-12-07).
+ * (not TCP) take it over, and only while heavy.
  */
 #define SJ_FAIR_SENDER_INTERVALS 2
 
