@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # A foreign program ahead of sojourn on the same tc hook (issue 15).
 #

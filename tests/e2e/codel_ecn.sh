@@ -23,7 +23,7 @@
 . "$(dirname "$0")/../lib/topo.sh"
 topo_require sojourn
 
-SECS=${SECS:-20}
+SECS=${SECS:-12}
 # tests/e2e/kernel_61.sh allows more under qemu TCG, whose timers jitter
 RISE_MAX=${RISE_MAX:-15}
 topo_trap "$NS_R:$DEV_RS" "$NS_R:$DEV_RC"

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sj-run: beside (nothing here is timed: tests/run.sh may run it beside
+# another such test, in a bpffs of its own)
 #
 # Reload, bad reload, restart and stop of `sojourn daemon`, under traffic.
 # A pod namespace behind veth<id>r (the daemon's, rate 50mbit both ways),

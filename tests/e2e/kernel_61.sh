@@ -74,7 +74,7 @@ echo "uname \$(uname -r)" >/tmp/out/facts
 # well (TCG made these 302 s of the check's 1850 with the host's lengths)
 guest_secs() {
 	case \$1 in
-	codel_ecn) echo 12 ;;			# host 20
+	codel_ecn) echo 12 ;;			# host 12 too
 	field_htb | field_txtime) echo 12 ;;	# host 15
 	aqm_root) echo 5 ;;			# host 8
 	l3_kernel_tunnels | wireguard) echo 3 ;;	# run only here; 8 alone

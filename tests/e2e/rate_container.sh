@@ -8,10 +8,11 @@
 # pod's downloads, ingress its uploads.
 #
 # Side by side, 4 cubic flows each way, ECN on:
-#   none      no limit at all
-#   cni       the CNI bandwidth plugin's way: TBF on the host veth's egress
-#             for downloads, ingress redirected to an IFB with TBF for
-#             uploads (rate 20mbit, burst 32kb, limit = 25 ms of rate + burst)
+#   none      no limit at all (with SJ_BASELINES=1)
+#   cni       the CNI bandwidth plugin's way (with SJ_BASELINES=1): TBF
+#             on the host veth's egress for downloads, ingress redirected
+#             to an IFB with TBF for uploads (rate 20mbit, burst 32kb,
+#             limit = 25 ms of rate + burst)
 #   sojourn   rate 20mbit egress and ingress
 # sojourn's goodput must lie within 90..102% of 20 Mbit each way and its
 # bulk TCP RTT rise (sender's srtt, median) stay under 15 ms.  A 20 Hz
@@ -74,15 +75,18 @@ measure() {
 	done
 }
 
-measure none 5	# line rate: a short look is enough, and it takes both CPUs
-row "none: download / upload (Mbit/s)" "$GP_none_down / $GP_none_up" "" info
-
-cni_on || die "cannot set up TBF + IFB"
-measure cni 8	# printed beside sojourn's, not judged: a shorter look
-cni_off
-row "cni TBF: goodput down / up (Mbit/s)" "$GP_cni_down / $GP_cni_up" "" info
-row "cni TBF: RTT rise down / up (ms)" "$RISE_cni_down / $RISE_cni_up" "" info
-row "cni TBF: ping p99 rise down / up (ms)" "$PROBE_cni_down / $PROBE_cni_up" "" info
+# none and cni are printed beside sojourn's, not judged: only with
+# SJ_BASELINES=1 (common.sh)
+if baselines; then
+	measure none 5	# line rate: a short look is enough, and it takes both CPUs
+	row "none: download / upload (Mbit/s)" "$GP_none_down / $GP_none_up" "" info
+	cni_on || die "cannot set up TBF + IFB"
+	measure cni 8
+	cni_off
+	row "cni TBF: goodput down / up (Mbit/s)" "$GP_cni_down / $GP_cni_up" "" info
+	row "cni TBF: RTT rise down / up (ms)" "$RISE_cni_down / $RISE_cni_up" "" info
+	row "cni TBF: ping p99 rise down / up (ms)" "$PROBE_cni_down / $PROBE_cni_up" "" info
+fi
 
 sj attach "$DEV_RC" rate ${RATE_MBIT}mbit -n "$NS_R" || die "attach egress"
 sj attach "$DEV_RC" ingress rate ${RATE_MBIT}mbit -n "$NS_R" || die "attach ingress"

@@ -112,12 +112,11 @@ check "real queue: unresponsive_drops, % of the law's signals" \
 row "real queue: rate_answers" "$(jq -r '.rate_answers // "none"' <<<"$stats")" "" info
 # each rehash after a timeout moves an inner flow to a new outer port
 row "real queue: the senders' rehashes at a timeout" "${rehash:-none}" "" info
-flows=$(sj hist "$DEV_RS" --flow proto udp dport 4789 -j -n "$NS_R" |
-	jq -c '[.[0].flow_list[] | select(.packets > 1000) | .ecn_marks]')
+flows=$(sj hist "$DEV_RS" --flow proto udp dport 4789 -j -n "$NS_R" | flow_marks)
 row "real queue: CE marks of the outer flows over 1000 packets" "$flows" "" info
 check "real queue: outer flows over 1000 packets" "$(jq length <<<"$flows")" '>=' 4
 check "real queue: largest share of CE marks one flow took (%)" \
-	"$(jq 'if add > 0 then (100 * max / add | floor) else 100 end' <<<"$flows")" '<=' 50
+	"$(max_share <<<"$flows")" '<=' 50
 
 # 2b. the same without ECN: CoDel's signals are drops of outer packets,
 # which the inner TCP answers as it answers any loss, where we cannot see

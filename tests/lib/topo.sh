@@ -414,6 +414,14 @@ without_flow_pct() {
 		(1000 * .without_flow / .histogram.count | floor) / 10 else 100 end'
 }
 
+# flow_marks < `sj hist DEV --flow ... -j`: the CE marks of each flow that
+# sent over 1000 packets, as a JSON array
+flow_marks() { jq -c '[.[0].flow_list[] | select(.packets > 1000) | .ecn_marks]'; }
+# max_share < JSON array of counts: the largest one's share of their sum
+# (%, rounded down); 100 when the sum is 0, so that no marks cannot pass
+# for marks shared evenly
+max_share() { jq 'if add > 0 then (100 * max / add | floor) else 100 end'; }
+
 # topo_shape_prio [RATE [PRIO_RATE]]: the bottleneck as operators build it
 # with a priority class: HTB root, a parent class 1:10 at RATE (default
 # 20mbit) and two leaves, each with its own pfifo:
