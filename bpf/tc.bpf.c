@@ -325,6 +325,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		/* no answer in its packets: a fall of its rate is one */
 		if (!flow->judged_since && !flow->drop_p) {
 			flow->judged_peak = 0;
+			flow->backlog_peak = 0;
 		} else if (sj_fair_rate_answer(flow->recent_bytes,
 					       flow->judged_peak)) {
 			st->rate_answers++;
@@ -332,8 +333,20 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 			flow->signals_heavy = 0;
 			flow->drop_p = 0;
 			flow->judged_peak = 0;
-		} else if (flow->recent_bytes > flow->judged_peak) {
-			flow->judged_peak = flow->recent_bytes;
+			flow->backlog_peak = 0;
+		} else if (!flow->drop_p &&
+			   sj_fair_backlog_answer(backlog, flow->backlog_peak)) {
+			/* not while convicted: our drops shrink it too */
+			st->backlog_answers++;
+			flow->judged_since = 0;
+			flow->signals_heavy = 0;
+			flow->judged_peak = 0;
+			flow->backlog_peak = 0;
+		} else {
+			if (flow->recent_bytes > flow->judged_peak)
+				flow->judged_peak = flow->recent_bytes;
+			flow->backlog_peak = sj_fair_backlog_peak(backlog,
+							flow->backlog_peak);
 		}
 	}
 	mean = READ_ONCE(q->mean_backlog);

@@ -237,6 +237,44 @@ static __always_inline int sj_fair_rate_answer(__u64 recent, __u64 peak)
 	return recent < peak - peak / SJ_FAIR_RATE_CUT_DIV;
 }
 
+/*
+ * The rate answer is blind where signals come faster than the rate's
+ * memory (an interval): a QUIC-like flow (tests/e2e/fair_quic.sh, RFC
+ * 9002 NewReno, paced) at a 5 Mbit/s share and a ~12 ms RTT took an ECN
+ * mark every ~45 ms and halved its window each time, back within ~3 round
+ * trips; over 100 ms its rate dipped 5-10 %, never an eighth, and it
+ * was judged unresponsive: 4-35 unresponsive_drops in 10 s, 0.5-4.5 % of
+ * the law's signals, in 4 runs (2026-12-07).  What it holds in the queue
+ * shows the cut at once: a sender that cuts its window by half (Reno,
+ * NewReno) or to 0.7 (cubic) takes that much of its packets in flight
+ * away, and the queue holds what is in flight beyond the path's BDP, so
+ * its backlog falls by at least as large a share.  So while a flow that
+ * is not TCP is judged (not yet convicted: our own drops would shrink its
+ * backlog too), `peak` is the most it held at its packets since its first
+ * signal, and a backlog a quarter below that is an answer.  (A peak over
+ * the last interval instead, so that a cut just before the first signal
+ * counts too, did no better: 2-24 unresponsive_drops a phase in 4 runs.)
+ * A flood holds what the queue lets it hold
+ * whatever is signalled; only one that pauses or sends in bursts spaced
+ * beyond its backlog's drain time reads as answering, as it does by rate
+ * (README's limits).
+ */
+#define SJ_FAIR_BACKLOG_CUT_DIV	4
+
+static __always_inline int sj_fair_backlog_answer(__u64 backlog, __u32 peak)
+{
+	return backlog < peak - peak / SJ_FAIR_BACKLOG_CUT_DIV;
+}
+
+/* the peak sj_fair_backlog_answer compares with, this packet's backlog
+ * counted; saturates at 4 GB */
+static __always_inline __u32 sj_fair_backlog_peak(__u64 backlog, __u32 peak)
+{
+	if (backlog > 0xffffffffULL)
+		backlog = 0xffffffffULL;
+	return backlog > peak ? (__u32)backlog : peak;
+}
+
 /* The highest sequence number a data packet started at, this one counted */
 static __always_inline __u32 sj_fair_tcp_high(__u32 seq, __u32 high,
 					      int payload)

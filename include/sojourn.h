@@ -327,9 +327,15 @@ struct sj_flow {
 	/* real-queue mode: the sojourn of the flow's last packet measured
 	 * leaving, for ce_threshold at its next egress packet */
 	codel_time_t ldelay;
-	/* fairness: the highest sequence number a TCP data packet of the
-	 * flow started at */
-	__u32 tcp_high;
+	union {
+		/* fairness, TCP: the highest sequence number a data packet
+		 * of the flow started at */
+		__u32 tcp_high;
+		/* fairness, not TCP: the most it held in the queue at its
+		 * packets since it was judged, bytes, saturating (fair.h:
+		 * sj_fair_backlog_answer); 0: not judged */
+		__u32 backlog_peak;
+	};
 	__u64 signal_at;	/* when the queue's law gave the signal this flow's
 				 * next packet carries out, ns; 0: none.
 				 * Older than an interval, it has expired. */
@@ -370,6 +376,10 @@ struct sj_stats {
 	__u64 rate_answers;	/* packets of flows that are not TCP whose rate
 				 * fell an eighth since they were judged: an
 				 * answer (fair.h: sj_fair_rate_answer) */
+	__u64 backlog_answers;	/* packets of flows that are not TCP whose
+				 * backlog fell a quarter since they were
+				 * judged: an answer (fair.h:
+				 * sj_fair_backlog_answer) */
 	/* real-queue mode: how the law's signals fared */
 	__u64 signals;		/* given to a flow by its queue's law */
 	__u64 signals_expired;	/* not carried out within an interval */

@@ -112,6 +112,7 @@ static void show_stats(const char *dir, const struct sj_meta *meta)
 		st.unresponsive_drops);
 	out_u64("tcp_answers", " tcp_answers %llu", st.tcp_answers);
 	out_u64("rate_answers", " rate_answers %llu", st.rate_answers);
+	out_u64("backlog_answers", " backlog_answers %llu", st.backlog_answers);
 	out_u64("frag_unmatched", " frag_unmatched %llu", st.frag_unmatched);
 	out_u64("reordered", " reordered %llu", st.reordered);
 	out_u64("reordered_ahead", " reordered_ahead %llu", st.reordered_ahead);

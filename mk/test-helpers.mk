@@ -8,6 +8,7 @@
 #                      tests/e2e/field_*.sh)
 #   tstamp_check.bpf.o a tc ingress checker of what skb->tstamp arrives
 #   flowgen            the export test's 10k steady flows (issue 5)
+#   udpcc              a UDP flow with QUIC's congestion control (issue 17)
 #   promtool           checks both export outputs; taken out of Debian's
 #                      prometheus package into build/ (never installed: it
 #                      would start a Prometheus server on the machine)
@@ -17,7 +18,7 @@
 DEB_PKGS   += curl
 EXTRA_BINS += $(OUTPUT)/tcx_ahead $(OUTPUT)/ahead_ok.bpf.o $(OUTPUT)/ahead_next.bpf.o \
 	      $(OUTPUT)/ahead_half.bpf.o $(OUTPUT)/txtime_send $(OUTPUT)/tstamp_check.bpf.o \
-	      $(OUTPUT)/flowgen $(OUTPUT)/promtool $(OUTPUT)/tcx_query $(OUTPUT)/sj_flood
+	      $(OUTPUT)/flowgen $(OUTPUT)/udpcc $(OUTPUT)/promtool $(OUTPUT)/tcx_query $(OUTPUT)/sj_flood
 
 $(OUTPUT)/tcx_ahead: tests/prog/tcx_ahead.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -44,6 +45,10 @@ $(OUTPUT)/tstamp_check.bpf.o: tests/e2e/tstamp_check.bpf.c | $(OUTPUT)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/flowgen: tests/e2e/flowgen.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(PROG.c) $(LDLIBS) -o $@
+
+$(OUTPUT)/udpcc: tests/e2e/udpcc.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(PROG.c) $(LDLIBS) -o $@
 

@@ -54,6 +54,7 @@ static const struct sj_stat_name sj_stat_fields[] = {
 	SJ_STAT(unresponsive_drops, SJ_STAT_FAIR),
 	SJ_STAT(tcp_answers, SJ_STAT_FAIR),
 	SJ_STAT(rate_answers, SJ_STAT_FAIR),
+	SJ_STAT(backlog_answers, SJ_STAT_FAIR),
 	SJ_STAT(signals, SJ_STAT_DEQUEUE),
 	SJ_STAT(signals_expired, SJ_STAT_DEQUEUE),
 	SJ_STAT(signals_deferred, SJ_STAT_DEQUEUE),

@@ -331,6 +331,39 @@ static void test_rate_answer(void)
 }
 
 /*
+ * The backlog answer (fair.h: sj_fair_backlog_answer): a flow that holds
+ * B bytes at its packets, give or take a packet, never answers; one that
+ * halves its window (its backlog falls to half) or cuts to 0.7 answers at
+ * its first packet after the cut; a fall of less than a quarter does not.
+ */
+static int backlog_answers(__u64 before, __u64 after, __u64 jitter)
+{
+	__u32 peak = 0;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		__u64 b = (i < 100 ? before : after) + (i % 3) * jitter;
+
+		if (sj_fair_backlog_answer(b, peak))
+			return i;
+		peak = sj_fair_backlog_peak(b, peak);
+	}
+	return 0;
+}
+
+static void test_backlog_answer(void)
+{
+	CHECK(!backlog_answers(9000, 9000, 1200), "a steady backlog answered");
+	CHECK(backlog_answers(9000, 4500, 0) == 100, "a halved backlog: at %d",
+	      backlog_answers(9000, 4500, 0));
+	CHECK(backlog_answers(10000, 7000, 0) == 100, "a cut to 0.7: at %d",
+	      backlog_answers(10000, 7000, 0));
+	CHECK(!backlog_answers(10000, 8000, 0), "a fall of a fifth answered");
+	CHECK(!sj_fair_backlog_answer(0, 0), "no peak, no answer");
+	CHECK(sj_fair_backlog_peak(1ULL << 40, 7) == 0xffffffffU, "peak saturates");
+}
+
+/*
  * A flow heavy the whole time, offered a signal every 100 ms (the interval),
  * whose sender answers each one an RTT after it: with RTTs up to 300 ms
  * (and a 100 ms queue, RTT + 100 ms in all) it is never judged; a sender
@@ -501,6 +534,7 @@ int main(void)
 {
 	test_tcp_answer();
 	test_rate_answer();
+	test_backlog_answer();
 	test_judge();
 	test_takes_signal();
 	test_sparse_bound();
