@@ -322,7 +322,8 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		flow->tcp_high = sj_fair_tcp_high(pkt->tcp_seq, flow->tcp_high,
 						  payload);
 	} else {
-		/* no answer in its packets: a fall of its rate is one */
+		/* no answer in its packets: a fall of its rate, or of its
+		 * backlog while judged, is one (fair.h) */
 		if (!flow->judged_since && !flow->drop_p) {
 			flow->judged_peak = 0;
 			flow->backlog_peak = 0;
