@@ -50,7 +50,7 @@ is "show: fair" "$(sj show "$DEV_RS" -j -n "$NS_R" | jq -r '.[0].fair')" true
 
 # phase TAG [ecn]: 2 udpcc flows + 2 cubic uploads for SECS, then the checks
 phase() {
-	local tag=$1 ecn=${2:-} before after p total q1 q2 pids=""
+	local tag=$1 ecn=${2:-} before after p f total pids=""
 	before=$(sj_stats "$DEV_RS" | jq -c '.stats')
 	for p in 4433 4434; do
 		inc timeout $((SECS + 10)) "$UDPCC" client "$IP_S" "$p" "$SECS" $ecn \
@@ -60,26 +60,28 @@ phase() {
 	run_load "$tag" "$SECS" 5201:2 || die "iperf3 failed ($tag)"
 	for p in $pids; do wait "$p" || die "udpcc failed ($tag)"; done
 	after=$(sj_stats "$DEV_RS" | jq -c '.stats')
-	delta() { jq -n --argjson a "$before" --argjson b "$after" "\$b.$1 - \$a.$1"; }
+	delta() { stats_delta "$before" "$after" "$1"; }
+	# udpcc_field KEY PORT: KEY's number on that flow's udpcc line, 0 if
+	# the line has none
+	udpcc_field() {
+		sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" "$WORK/$tag.$2.udpcc" | grep . || echo 0
+	}
 	for p in 4433 4434; do
 		row "$tag: udpcc to $p" "$(cat "$WORK/$tag.$p.udpcc")" "" info
 	done
-	# udpcc's own count of what it took: CE echoed, or losses
-	q1=$(sed -n 's/.*mbit=\([0-9.]*\).*/\1/p' "$WORK/$tag.4433.udpcc")
-	q2=$(sed -n 's/.*mbit=\([0-9.]*\).*/\1/p' "$WORK/$tag.4434.udpcc")
-	total=$(awk -v a="${q1:-0}" -v b="${q2:-0}" -v t="$(goodput "$tag")" \
-		'BEGIN{printf "%.2f", a + b + t}')
+	total=$(awk -v a="$(udpcc_field mbit 4433)" -v b="$(udpcc_field mbit 4434)" \
+		-v t="$(goodput "$tag")" 'BEGIN{printf "%.2f", a + b + t}')
 	row "$tag: goodput, all 4 flows (Mbit/s)" "$total" "" info
+	# udpcc's own count of what it took: CE echoed, or losses
 	for p in 4433 4434; do
-		local f=$WORK/$tag.$p.udpcc
 		if [ -n "$ecn" ]; then
-			check "$tag: udpcc $p: CE echoed" "$(sed -n 's/.*ce=\([0-9]*\).*/\1/p' "$f")" '>' 0
+			check "$tag: udpcc $p: CE echoed" "$(udpcc_field ce $p)" '>' 0
 		else
-			check "$tag: udpcc $p: losses" "$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$f")" '>' 0
+			check "$tag: udpcc $p: losses" "$(udpcc_field lost $p)" '>' 0
 		fi
-		check "$tag: udpcc $p: window cuts" "$(sed -n 's/.*cuts=\([0-9]*\).*/\1/p' "$f")" '>' 0
+		check "$tag: udpcc $p: window cuts" "$(udpcc_field cuts $p)" '>' 0
 		check "$tag: udpcc $p: % of an even share (a quarter)" \
-			"$(awk -v g="$(sed -n 's/.*mbit=\([0-9.]*\).*/\1/p' "$f")" -v t="$total" \
+			"$(awk -v g="$(udpcc_field mbit $p)" -v t="$total" \
 				'BEGIN{printf "%.1f", (t > 0 ? 400 * g / t : 0)}')" '>=' 50
 	done
 	check "$tag: TCP bulk RTT rise median (ms)" "$(fsub "$(rtt_median "$tag")" "$idle")" '<' "$RISE_MAX"

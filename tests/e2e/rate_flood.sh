@@ -50,10 +50,8 @@ err=$(jq -r '.error // empty' "$WORK/tcp.json" 2>/dev/null)
 after=$(sj_stats "$DEV_RS")
 
 sent=$(cat "$WORK/flood.sent")
-non_ip=$(jq -n --argjson a "$after" --argjson b "$before" \
-	'$a.stats.parsed.non_ip - $b.stats.parsed.non_ip')
-overlimit=$(jq -n --argjson a "$after" --argjson b "$before" \
-	'$a.stats.drop_overlimit - $b.stats.drop_overlimit')
+non_ip=$(stats_delta "$before" "$after" stats.parsed.non_ip)
+overlimit=$(stats_delta "$before" "$after" stats.drop_overlimit)
 row "flood frames offered" "$sent" "" info
 check "flood frames counted non_ip" "$non_ip" '>=' "$sent"
 check "flood frames dropped (% drop_overlimit)" \

@@ -404,6 +404,10 @@ sj_stats() {
 	sj show "$1" -s -j -n "$NS_R" | jq -c --arg d "$1" \
 		'[.[] | select(.dev == $d)][0]'
 }
+# stats_delta BEFORE AFTER PATH: how much the counter at PATH (a jq path,
+# such as drops or stats.parsed.non_ip) grew from one stats object to
+# another
+stats_delta() { jq -n --argjson a "$1" --argjson b "$2" "\$b.$3 - \$a.$3"; }
 # without_flow_pct < `sj hist DEV -j`: of the packets measured leaving, the
 # share (%, one decimal) the tracepoint found no flow for.  What the per-flow
 # backlog takes away rests on finding it (observe.bpf.h's slot table): a
