@@ -324,23 +324,25 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	} else {
 		/* no answer in its packets: a fall of its rate, or of its
 		 * backlog while judged, is one (fair.h) */
-		if (!flow->judged_since && !flow->drop_p) {
-			flow->judged_peak = 0;
-			flow->backlog_peak = 0;
-		} else if (sj_fair_rate_answer(flow->recent_bytes,
-					       flow->judged_peak)) {
-			st->rate_answers++;
+		int by_rate = 0, by_backlog = 0;
+
+		if (flow->judged_since || flow->drop_p) {
+			by_rate = sj_fair_rate_answer(flow->recent_bytes,
+						      flow->judged_peak);
+			/* not while convicted: our drops shrink it too */
+			by_backlog = !by_rate && !flow->drop_p &&
+				     sj_fair_backlog_answer(backlog,
+							    flow->backlog_peak);
+		}
+		st->rate_answers += by_rate;
+		st->backlog_answers += by_backlog;
+		if (by_rate || by_backlog) {
 			flow->judged_since = 0;
 			flow->signals_heavy = 0;
 			flow->drop_p = 0;
-			flow->judged_peak = 0;
-			flow->backlog_peak = 0;
-		} else if (!flow->drop_p &&
-			   sj_fair_backlog_answer(backlog, flow->backlog_peak)) {
-			/* not while convicted: our drops shrink it too */
-			st->backlog_answers++;
-			flow->judged_since = 0;
-			flow->signals_heavy = 0;
+		}
+		if (!flow->judged_since && !flow->drop_p) {
+			/* not judged: no answer to read, no peak to keep */
 			flow->judged_peak = 0;
 			flow->backlog_peak = 0;
 		} else {
