@@ -327,7 +327,11 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		int by_rate = 0, by_backlog = 0;
 
 		if (flow->judged_since || flow->drop_p) {
-			by_rate = sj_fair_rate_answer(flow->recent_bytes,
+			by_rate = flow->drop_p ?
+				  sj_fair_rate_release(flow->recent_bytes,
+						       flow->judged_peak,
+						       READ_ONCE(q->mean_recent)) :
+				  sj_fair_rate_answer(flow->recent_bytes,
 						      flow->judged_peak);
 			/* not while convicted: our drops shrink it too */
 			by_backlog = !by_rate && !flow->drop_p &&

@@ -238,6 +238,25 @@ static __always_inline int sj_fair_rate_answer(__u64 recent, __u64 peak)
 }
 
 /*
+ * A flow already judged unresponsive is released by its rate only once it
+ * also sends no faster than the mean rate of the flows that answer (`mean`,
+ * q->mean_recent, which the flows we drop stay out of): its fair share,
+ * where the dropper means to hold it.  A fall of an eighth alone let a
+ * flood go at every pause of its sender: fair_udp's gap phase (40 Mbit/s,
+ * silent 40 ms every second) was released once a second, back within
+ * 130-210 ms, and each time filled the queue again: TCP's share 21.5-23.5 %,
+ * ping rise 90-101 ms, in 3 runs of 3 (2026-12-07).  A responsive flow
+ * that was convicted falsely cuts to its share or below at our drops, and
+ * is released as before; one far above its share is released once it is
+ * light for an interval.  No mean yet: released only that way.
+ */
+static __always_inline int sj_fair_rate_release(__u64 recent, __u64 peak,
+						__u64 mean)
+{
+	return recent <= mean && sj_fair_rate_answer(recent, peak);
+}
+
+/*
  * The rate answer is blind where signals come faster than the rate's
  * memory (an interval): a QUIC-like flow (tests/e2e/fair_quic.sh, RFC
  * 9002 NewReno, paced) at a 5 Mbit/s share and a ~12 ms RTT took an ECN

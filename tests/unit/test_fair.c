@@ -331,6 +331,50 @@ static void test_rate_answer(void)
 }
 
 /*
+ * A convicted flow's release by its rate (sj_fair_rate_release), followed
+ * as tc.bpf.c does: 1514-byte packets at `mbit` from t = 0, silent from
+ * 500 to 540 ms (a stalled sender) and then on at `after_mbit`; the mean
+ * rate of the flows that answer is that of 4 Mbit/s.  Returns the time of
+ * the first release, 0 for none.  tau 100 ms.
+ */
+static __u64 release_at(__u64 mbit, __u64 after_mbit)
+{
+	__u64 tau = 100 * MS, recent = 0, at = 0, peak = 0, t, rate = mbit;
+	__u64 mean = 4 * 1000000 / 8 * tau / (1000 * MS);	/* bytes a tau */
+
+	for (t = MS; t < 1500 * MS; t += 1514ULL * 8 * 1000 / rate) {
+		if (t >= 500 * MS && t < 540 * MS)
+			continue;
+		if (t >= 540 * MS)
+			rate = after_mbit;
+		recent = sj_fair_recent(recent, t - at, tau, 1514);
+		at = t;
+		if (t < 200 * MS)
+			continue;
+		if (peak && sj_fair_rate_release(recent, peak, mean))
+			return t;
+		if (recent > peak)
+			peak = recent;
+	}
+	return 0;
+}
+
+static void test_rate_release(void)
+{
+	__u64 t = release_at(40, 40);
+
+	/* what released fair_udp's pausing flood before: a fall of an eighth */
+	CHECK(sj_fair_rate_answer(500000 * 2 / 3, 500000), "a pause is a fall");
+	CHECK(!t, "a flood that paused 40 ms released at %llu ms", t / MS);
+	t = release_at(5, 2);
+	CHECK(t > 540 * MS && t <= 640 * MS,
+	      "a cut below the mean released at %llu ms", t / MS);
+	t = release_at(20, 10);
+	CHECK(!t, "a cut still above the mean released at %llu ms", t / MS);
+	CHECK(!sj_fair_rate_release(1514, 800000, 0), "no mean, no release");
+}
+
+/*
  * The backlog answer (fair.h: sj_fair_backlog_answer): a flow that holds
  * B bytes at its packets, give or take a packet, never answers; one that
  * halves its window (its backlog falls to half) or cuts to 0.7 answers at
@@ -534,6 +578,7 @@ int main(void)
 {
 	test_tcp_answer();
 	test_rate_answer();
+	test_rate_release();
 	test_backlog_answer();
 	test_judge();
 	test_takes_signal();
