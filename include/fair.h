@@ -239,21 +239,37 @@ static __always_inline int sj_fair_rate_answer(__u64 recent, __u64 peak)
 
 /*
  * A flow already judged unresponsive is released by its rate only once it
- * also sends no faster than the mean rate of the flows that answer (`mean`,
- * q->mean_recent, which the flows we drop stay out of): its fair share,
- * where the dropper means to hold it.  A fall of an eighth alone let a
- * flood go at every pause of its sender: fair_udp's gap phase (40 Mbit/s,
- * silent 40 ms every second) was released once a second, back within
- * 130-210 ms, and each time filled the queue again: TCP's share 21.5-23.5 %,
- * ping rise 90-101 ms, in 3 runs of 3 (2026-12-07).  A responsive flow
- * that was convicted falsely cuts to its share or below at our drops, and
- * is released as before; one far above its share is released once it is
- * light for an interval.  No mean yet: released only that way.
+ * also sends no faster than SJ_FAIR_RELEASE_SLACK times the mean rate of
+ * the flows that answer (`mean`, q->mean_recent, which the flows we drop
+ * stay out of): near its fair share, where the dropper means to hold it.
+ * A fall of an eighth alone let a flood go at every pause of its sender:
+ * fair_udp's gap phase (40 Mbit/s, silent 40 ms every second) was released
+ * once a second, back within 130-210 ms, and each time filled the queue
+ * again: TCP's share 21.5-23.5 %, ping rise 90-101 ms, in 3 runs of 3
+ * (2026-12-07).  Twice the mean, not the mean: a responsive flow convicted
+ * falsely (fair_quic's) then stayed so about 100 ms, until its rate had
+ * sunk below the mean, and took twice the unresponsive_drops (106 against
+ * 47 in 4 runs side by side); with twice the mean 40 against 66.  A flow
+ * far above its share is released once it is light for an interval.  No
+ * mean yet: released only that way.
+ *
+ * Not solved here: a flood that sends in bursts (40 Mbit/s in bursts every
+ * 20 or 40 ms, as a frame-paced video sender sends) is never convicted:
+ * between its bursts both its rate and its backlog fall enough to read as
+ * answers, and while judged it is most of the means it is measured
+ * against (TCP's share 5.5-10.4 %, ping rise 555-567 ms, the FIFO's).
+ * Answers counted only below twice the mean rate, with such flows kept
+ * out of the means while judged, held it (64-72 %), but doubled
+ * fair_quic's false drops (114 against 64 in 4 runs); only below half of
+ * what the queue sends, it was not held (2026-12-07, README's limits).
  */
+#define SJ_FAIR_RELEASE_SLACK	2
+
 static __always_inline int sj_fair_rate_release(__u64 recent, __u64 peak,
 						__u64 mean)
 {
-	return recent <= mean && sj_fair_rate_answer(recent, peak);
+	return recent <= SJ_FAIR_RELEASE_SLACK * mean &&
+	       sj_fair_rate_answer(recent, peak);
 }
 
 /*

@@ -23,7 +23,7 @@
 #              pause is a fall of its rate, which released it while it was
 #              convicted, and it filled the queue again each time (TCP
 #              share 21.5-23.5 %, ping rise 90-101 ms before
-#              fair.h's sj_fair_rate_release; 71.5-74.2 %, 10.3-11.4 ms after)
+#              fair.h's sj_fair_rate_release; 73.4-73.7 %, 10.3-11.0 ms after)
 # With fair, the TCP flows together must get at least 40% of the link and
 # the ping's median rise stay under 20 ms, in each of the three.  That bar
 # was 15 ms while the judge also convicted the cubic flows (ECN or not)
