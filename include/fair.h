@@ -222,8 +222,9 @@ static __always_inline int sj_fair_tcp_answer(__u8 flags, __u32 seq,
  * judged unresponsive, its rate (recent, bytes over about the last
  * interval, counted before any drop of ours) is followed: `peak` is the
  * highest it reached since.  Once it is an eighth below that, the flow
- * has answered: its record and any drop probability are cleared, as
- * CWR clears a TCP flow's.  An answering sender cuts by more: cubic to
+ * has answered: its record is cleared, as CWR clears a TCP flow's (a
+ * convicted flow's drop probability too, if it also sends near its
+ * share: sj_fair_rate_release).  An answering sender cuts by more: cubic to
  * 0.7 of its window, Reno and QUIC's NewReno to half, and the rate follows
  * within a round trip.  A flood sends on at its rate whatever is dropped,
  * so its rate never falls by an eighth; an eighth is also above what the

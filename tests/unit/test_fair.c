@@ -370,7 +370,7 @@ static void test_rate_release(void)
 	CHECK(t > 540 * MS && t <= 640 * MS,
 	      "a cut below the mean released at %llu ms", t / MS);
 	t = release_at(20, 10);
-	CHECK(!t, "a cut still above the mean released at %llu ms", t / MS);
+	CHECK(!t, "a cut still above twice the mean released at %llu ms", t / MS);
 	CHECK(!sj_fair_rate_release(1514, 800000, 0), "no mean, no release");
 }
 
