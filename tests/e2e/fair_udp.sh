@@ -83,7 +83,7 @@ print(ports)
 ' "$IP_S" "$SECS" "$1" "${GAP_MS:-40}"
 }
 
-# run SYSTEM [hop]: 4 TCP + the flood + the ping; TCP share (%) and ping rise
+# run SYSTEM [MODE]: 4 TCP + the flood (iperf3's, or flood MODE) + the ping; TCP share (%) and ping rise
 run() {
 	local sys=$1 udp
 	if [ -n "${2:-}" ]; then
@@ -121,19 +121,20 @@ row "fair: new_flow_count" "$(jq .new_flow_count <<<"$stats")" "" info
 row "fair: ecn_mark / drops (CoDel)" "$(jq -r '"\(.ecn_mark) / \(.drops)"' <<<"$stats")" "" info
 log "flows: $(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats.queues')"
 
-before=$(jq .unresponsive_drops <<<"$stats")
-run hop hop
-stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
-row "hop: source ports the flood used" "$(cat "$WORK/hop.ports")" "" info
-check "hop: TCP share of the link (%)" "$SHARE" '>=' 40
-check "hop: ping rise median (ms)" "$RISE" '<' 20
-check "hop: unresponsive_drops" "$(($(jq .unresponsive_drops <<<"$stats") - before))" '>' 0
+# flood_phase MODE: the flood of flood MODE held as the steady one is,
+# with unresponsive_drops of its own
+flood_phase() {
+	local before=$stats
+	run "$1" "$1"
+	stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
+	row "$1: source ports the flood used" "$(cat "$WORK/$1.ports")" "" info
+	check "$1: TCP share of the link (%)" "$SHARE" '>=' 40
+	check "$1: ping rise median (ms)" "$RISE" '<' 20
+	check "$1: unresponsive_drops" \
+		"$(stats_delta "$before" "$stats" unresponsive_drops)" '>' 0
+}
 
-before=$(jq .unresponsive_drops <<<"$stats")
-run gap gap
-stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
-check "gap: TCP share of the link (%)" "$SHARE" '>=' 40
-check "gap: ping rise median (ms)" "$RISE" '<' 20
-check "gap: unresponsive_drops" "$(($(jq .unresponsive_drops <<<"$stats") - before))" '>' 0
+flood_phase hop
+flood_phase gap
 
 finish fair_udp
