@@ -327,14 +327,14 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		int by_rate = 0, by_backlog = 0;
 
 		if (flow->judged_since || flow->drop_p) {
-			by_rate = flow->drop_p ?
-				  sj_fair_rate_release(flow->recent_bytes,
-						       flow->judged_peak,
-						       READ_ONCE(q->mean_recent)) :
+			int near = sj_fair_answer_near_share(flow->recent_bytes,
+						READ_ONCE(q->mean_recent));
+
+			by_rate = near &&
 				  sj_fair_rate_answer(flow->recent_bytes,
 						      flow->judged_peak);
 			/* not while convicted: our drops shrink it too */
-			by_backlog = !by_rate && !flow->drop_p &&
+			by_backlog = near && !by_rate && !flow->drop_p &&
 				     sj_fair_backlog_answer(backlog,
 							    flow->backlog_peak);
 		}
@@ -403,8 +403,11 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	 * judged unresponsive, and what is dropped, stay out of it; the
 	 * mean rate is that of the flows that compete for the link, so a
 	 * sparse flow (a download's ACKs, a DNS query) stays out of it too,
-	 * as fq_codel shares the link among the flows it holds a queue for */
-	if (!flow->drop_p) {
+	 * as fq_codel shares the link among the flows it holds a queue for;
+	 * each flow counted alike, not by its packets (fair.h) */
+	if (!flow->drop_p && sj_fair_mean_due(now, flow->mean_at,
+					       set->interval_ns)) {
+		flow->mean_at = now;
 		WRITE_ONCE(q->mean_backlog, sj_fair_mean_step(mean, backlog));
 		if (!sparse)
 			WRITE_ONCE(q->mean_recent,

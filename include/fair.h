@@ -11,15 +11,16 @@
  * other, and its count starts again from zero.  The error of a lost event
  * lasts one queue delay at most.
  *
- * Fair share without counting flows: the mean backlog *as seen by admitted
- * packets* (an average over packets of their own flow's backlog; packets
- * of flows judged unresponsive stay out of it).  Flows
- * send packets in proportion to their rate, and in a FIFO hold backlog in
- * the same proportion, so n equal flows give total/n, the fair share, while
- * one flow taking most of the queue pulls the mean up toward itself and
- * stays above it alone.  A flow above the mean is "heavy":
+ * Fair share without counting flows: the mean of the flows' backlogs, each
+ * flow counted alike (sj_fair_mean_due: a flow's packets move the mean at
+ * most once every 1/32 interval; flows judged unresponsive stay out of
+ * it).  n equal flows give total/n, the fair share, and one flow taking
+ * most of the queue is one of n in the mean and stands above it.  (A mean
+ * over packets, as it was, is pulled toward the flow that sends most of
+ * them: a flood then stood near a mean made mostly of itself.)  A flow
+ * above the mean is "heavy":
  *  - CoDel's signals go to flows that send faster than the mean, by the
- *    same packet-weighted mean of their bytes over the last interval
+ *    same flow-weighted mean of their bytes over the last interval
  *    (AFD's idea: act on the flows that take more than their share, not
  *    on whoever comes next; sj_fair_takes_signal says why by rate), and
  *    the law hastens by the number of flows the mean backlog implies
@@ -95,12 +96,35 @@ static __always_inline int sj_fair_stale(__u64 backlog_at, __u64 now,
 	return backlog_at + ldelay_ns + target_ns < now;
 }
 
-/* One step of the packet-weighted mean toward this packet's flow backlog */
+/* One step of a mean toward this packet's flow backlog (or rate) */
 static __always_inline __u64 sj_fair_mean_step(__u64 mean, __u64 backlog)
 {
 	if (backlog >= mean)
 		return mean + ((backlog - mean) >> SJ_FAIR_MEAN_SHIFT);
 	return mean - ((mean - backlog) >> SJ_FAIR_MEAN_SHIFT);
+}
+
+/*
+ * Whether this packet's flow moves the means (q->mean_backlog and
+ * q->mean_recent): at most once every SJ_FAIR_MEAN_DIV-th of an interval
+ * since it last did (`mean_at`), so that every flow that sends at least
+ * that often weighs the same, however many packets it sends.  Weighted by
+ * packet, a 40 Mbit/s flood beside four cubic flows on a 20 Mbit/s link
+ * was most of the means it was judged against: its backlog read near the
+ * mean (423948 against 424329 bytes, traced), a flow that sends in bursts
+ * was light between them some 600 times in 15 s, and twice a mean made of
+ * itself was easy to be under (sj_fair_answer_near_share).  A flow that
+ * sends more rarely, a probe or a download's ACKs, weighs less, as it
+ * would by packet.  1/32 interval (3 ms at 100 ms): a bulk flow sends
+ * many packets in that time, and the mean's 1/64 steps still follow a
+ * change of the flows within a few intervals.
+ */
+#define SJ_FAIR_MEAN_DIV	32
+
+static __always_inline int sj_fair_mean_due(__u64 now, __u64 mean_at,
+					    __u64 interval_ns)
+{
+	return sj_since(now, mean_at) >= interval_ns / SJ_FAIR_MEAN_DIV;
 }
 
 static __always_inline int sj_fair_heavy(__u64 backlog, __u64 mean)
@@ -113,7 +137,7 @@ static __always_inline int sj_fair_heavy(__u64 backlog, __u64 mean)
  * packet, as the law gives it (dequeue.bpf.c), and again as its next packet
  * would carry it out (tc.bpf.c).  It takes it if it sends faster than the
  * queue's mean: `recent`, its bytes over about the last interval
- * (sj_fair_recent), above `mean`, the packet-weighted mean of those over
+ * (sj_fair_recent), above `mean`, the flow-weighted mean of those over
  * the flows that are not sparse (q->mean_recent, moved in tc.bpf.c), the
  * flow a fair share would slow first, as fq_codel's DRR builds a queue
  * only for a flow above its share.
@@ -145,7 +169,7 @@ static __always_inline int sj_fair_takes_signal(__u64 recent, __u64 mean,
 }
 
 /*
- * How many equal flows the queue's backlog holds, by the packet-weighted
+ * How many equal flows the queue's backlog holds, by the flow-weighted
  * mean: n flows of b bytes each give n*b / b = n; one flow that holds it
  * nearly all gives about 1.  What the law hastens by (codel_hasten).
  * No mean yet: 1.
@@ -222,9 +246,9 @@ static __always_inline int sj_fair_tcp_answer(__u8 flags, __u32 seq,
  * judged unresponsive, its rate (recent, bytes over about the last
  * interval, counted before any drop of ours) is followed: `peak` is the
  * highest it reached since.  Once it is an eighth below that, the flow
- * has answered: its record is cleared, as CWR clears a TCP flow's (a
- * convicted flow's drop probability too, if it also sends near its
- * share: sj_fair_rate_release).  An answering sender cuts by more: cubic to
+ * has answered: its record is cleared, as CWR clears a TCP flow's, and a
+ * convicted flow's drop probability too; counted only while it sends near
+ * its share (sj_fair_answer_near_share).  An answering sender cuts by more: cubic to
  * 0.7 of its window, Reno and QUIC's NewReno to half, and the rate follows
  * within a round trip.  A flood sends on at its rate whatever is dropped,
  * so its rate never falls by an eighth; an eighth is also above what the
@@ -239,38 +263,37 @@ static __always_inline int sj_fair_rate_answer(__u64 recent, __u64 peak)
 }
 
 /*
- * A flow already judged unresponsive is released by its rate only once it
- * also sends no faster than SJ_FAIR_RELEASE_SLACK times the mean rate of
- * the flows that answer (`mean`, q->mean_recent, which the flows we drop
- * stay out of): near its fair share, where the dropper means to hold it.
- * A fall of an eighth alone let a flood go at every pause of its sender:
- * fair_udp's gap phase (40 Mbit/s, silent 40 ms every second) was released
- * once a second, back within 130-210 ms, and each time filled the queue
- * again: TCP's share 21.5-23.5 %, ping rise 90-101 ms, in 3 runs of 3
- * (2026-12-07).  Twice the mean, not the mean: a responsive flow convicted
- * falsely (fair_quic's) then stayed so about 100 ms, until its rate had
- * sunk below the mean, and took twice the unresponsive_drops (106 against
- * 47 in 4 runs side by side); with twice the mean 40 against 66.  A flow
- * far above its share is released once it is light for an interval.  No
- * mean yet: released only that way.
- *
- * Not solved here: a flood that sends in bursts (40 Mbit/s in bursts every
- * 20 or 40 ms, as a frame-paced video sender sends) is never convicted:
- * between its bursts both its rate and its backlog fall enough to read as
- * answers, and while judged it is most of the means it is measured
- * against (TCP's share 5.5-10.4 %, ping rise 555-567 ms, the FIFO's).
- * Answers counted only below twice the mean rate, with such flows kept
- * out of the means while judged, held it (64-72 %), but doubled
- * fair_quic's false drops (114 against 64 in 4 runs); only below half of
- * what the queue sends, it was not held (2026-12-07, README's limits).
+ * A fall of a flow's rate, or of its backlog (sj_fair_backlog_answer),
+ * counts as an answer only while the flow sends no faster than
+ * SJ_FAIR_ANSWER_SLACK times the mean rate of the flows that answer
+ * (`mean`, q->mean_recent, which the flows we drop stay out of): near its
+ * fair share, where a sender that answers lands, and where the dropper
+ * means to hold one that does not.  A fall alone let floods go:
+ *  - a convicted flood was released at every pause of its sender:
+ *    fair_udp's gap phase (40 Mbit/s, silent 40 ms every second) was
+ *    back within 130-210 ms each time and filled the queue again: TCP's
+ *    share 21.5-23.5 %, ping rise 90-101 ms, in 3 runs of 3;
+ *  - a flood that sends in bursts (fair_udp's burst phase, 40 Mbit/s in a
+ *    burst every 20 ms, as a frame-paced video sender sends) was never
+ *    convicted: between its bursts both its rate and its backlog fall
+ *    enough to read as answers: TCP's share 5.5-10.4 %, ping rise 555-567
+ *    ms, the FIFO's (2026-12-07).  The gate alone did not hold it while
+ *    the means were weighted by packet (it was most of them, and twice
+ *    a mean made of itself is easy to be under), nor the flow-weighted
+ *    means alone (5.8 %, 0 unresponsive_drops): both together do
+ *    (sj_fair_mean_due).
+ * Twice the mean, not the mean: a responsive flow convicted falsely
+ * (fair_quic's) then stayed so about 100 ms, until its rate had sunk below
+ * the mean, and took twice the unresponsive_drops (106 against 47 in 4
+ * runs side by side); with twice the mean 40 against 66.  A flow far above
+ * its share is released once it is light for an interval.  No mean yet:
+ * no answer counts.
  */
-#define SJ_FAIR_RELEASE_SLACK	2
+#define SJ_FAIR_ANSWER_SLACK	2
 
-static __always_inline int sj_fair_rate_release(__u64 recent, __u64 peak,
-						__u64 mean)
+static __always_inline int sj_fair_answer_near_share(__u64 recent, __u64 mean)
 {
-	return recent <= SJ_FAIR_RELEASE_SLACK * mean &&
-	       sj_fair_rate_answer(recent, peak);
+	return recent <= SJ_FAIR_ANSWER_SLACK * mean;
 }
 
 /*
@@ -295,10 +318,10 @@ static __always_inline int sj_fair_rate_release(__u64 recent, __u64 peak,
  * taken in its recovery period and so not answered, as RFC 9002 7.3.2
  * says; a quarter interval's grace after such a second signal did no
  * better either: 4.5 drops a phase in 6 runs, against 4.75 in 4.)
- * A flood holds what the queue lets it hold
- * whatever is signalled; only one that pauses or sends in bursts spaced
- * beyond its backlog's drain time reads as answering, as it does by rate
- * (README's limits).
+ * A flood holds what the queue lets it hold whatever is signalled; one
+ * that pauses or sends in bursts spaced beyond its backlog's drain time
+ * reads as answering, as it does by rate, unless it sends far above its
+ * share (sj_fair_answer_near_share).
  */
 #define SJ_FAIR_BACKLOG_CUT_DIV	4
 

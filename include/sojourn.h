@@ -315,6 +315,8 @@ struct sj_flow {
 	__u64 light_since;	/* at or below it since, ns; 0: not */
 	__u64 recent_bytes;	/* sent over about the last interval */
 	__u64 recent_at;
+	__u64 mean_at;		/* when it last moved the queue's means, ns
+				 * (fair.h: sj_fair_mean_due) */
 	__u64 judged_peak;	/* not TCP: the highest recent_bytes since it
 				 * was judged (fair.h: sj_fair_rate_answer);
 				 * 0: not judged */
@@ -425,12 +427,13 @@ struct sj_queue {
 	/* rate mode: when the last admitted packet leaves the virtual queue
 	 * (CLOCK_MONOTONIC ns); shared by all CPUs, moved under `lock` */
 	__u64 departure_ns;
-	/* fairness: the backlog the average arriving packet's flow holds,
-	 * an estimate every CPU nudges without the lock */
+	/* fairness: the backlog the average flow holds, each flow counted
+	 * alike (fair.h: sj_fair_mean_due), an estimate every CPU nudges
+	 * without the lock */
 	__u64 mean_backlog;
-	/* fairness: the rate (sj_flow's recent_bytes) the average arriving
-	 * packet of a flow that is not sparse has its flow send at, nudged
-	 * as mean_backlog is; who takes the law's signals (fair.h) */
+	/* fairness: the rate (sj_flow's recent_bytes) the average flow that
+	 * is not sparse sends at, nudged as mean_backlog is; who takes the
+	 * law's signals (fair.h) */
 	__u64 mean_recent;
 	/* sparse steering's bound (fair.h): bytes that left over about the
 	 * last interval (the queue's one dequeuer moves it) and bytes sent

@@ -2151,13 +2151,18 @@ static void test_steer_thin(void)
 	check_case("steer_thin_acks_stay_sparse");
 }
 
+/* past 1/32 of the 100 ms interval the settings give: a flow's next
+ * packet moves the queue's means again (fair.h: sj_fair_mean_due) */
+#define MEAN_DUE_US	4000
+
 /*
  * Who takes the law's signals is judged by rate against the mean rate of
  * the flows that compete for the link (fair.h: sj_fair_takes_signal): a
  * download's ACKs, sparse however many they are, stay out of that mean,
  * which would otherwise fall toward 0 and put every bulk flow above it.
  * 20 full segments of a bulk flow, past its first quantum, move the mean
- * up; 40 pure ACKs of another flow after them leave it where it was.
+ * up; 10 pure ACKs of another flow after them leave it where it was.  A
+ * packet every MEAN_DUE_US, so that each may move it.
  */
 static void test_mean_rate(void)
 {
@@ -2174,17 +2179,69 @@ static void test_mean_rate(void)
 		run(&data, &s, &r);
 		check_ran(&r, SJ_ACT_NEXT);
 		s.keep = s.keep_settings = 1;
+		usleep(MEAN_DUE_US);
 	}
 	bulk = r.q.mean_recent;
 	CHECK(bulk > 0 && bulk <= 20 * 1448,
 	      "20 full segments moved the mean rate to %llu",
 	      (unsigned long long)bulk);
-	for (i = 0; i < 40; i++)
+	for (i = 0; i < 10; i++) {
 		run(&ack, &s, &r);
-	CHECK(r.q.mean_recent == bulk,
-	      "40 pure ACKs moved the mean rate from %llu to %llu",
+		usleep(MEAN_DUE_US);
+	}
+	CHECK(r.q.mean_backlog > 0 && r.q.mean_recent == bulk,
+	      "10 pure ACKs moved the mean rate from %llu to %llu",
 	      (unsigned long long)bulk, (unsigned long long)r.q.mean_recent);
 	check_case("fair_mean_rate_leaves_sparse_flows_out");
+}
+
+/*
+ * The queue's means count each flow alike, not by its packets (fair.h:
+ * sj_fair_mean_due): a flow holding 30000 bytes moves the mean backlog one
+ * step (1/64) at its packet; its next packet within 1/32 interval leaves
+ * it there; one MEAN_DUE_US later moves it again.  (A flood sending most
+ * of the packets otherwise makes most of the means it is judged by.)
+ */
+static void test_mean_by_flow(void)
+{
+	struct sj_flow_key key = key4(SJ_IPPROTO_TCP, 40095, 80);
+	struct __sk_buff ctx = { .priority = 0 };
+	struct setup s;
+	struct frame data;
+	struct result r;
+	__u64 first = 0, t0;
+	int tries;
+
+	tcp4_data(&data, ECT0, 40095, 1448);
+	/* the first two runs within 1/32 interval of each other: a run
+	 * preempted longer than that is tried again */
+	for (tries = 0; tries < 5; tries++) {
+		s = (struct setup){ .ldelay = CODEL_MS(1), .fair = 1,
+				    .ctx = &ctx, .flow = &key,
+				    .backlog = 30000, .backlog_age = 1000 };
+		run(&data, &s, &r);
+		check_ran(&r, SJ_ACT_NEXT);
+		first = r.q.mean_backlog;
+		t0 = r.t0;
+		s.keep = s.keep_settings = 1;
+		s.flow = NULL;
+		run(&data, &s, &r);
+		if (r.t1 - t0 < MEAN_DUE_US * 1000ULL / 2)
+			break;
+	}
+	CHECK(first == 30000 >> SJ_FAIR_MEAN_SHIFT,
+	      "the flow's first packet moved the mean backlog to %llu",
+	      (unsigned long long)first);
+	CHECK(tries < 5 && r.q.mean_backlog == first,
+	      "its next packet moved it from %llu to %llu (%d tries)",
+	      (unsigned long long)first,
+	      (unsigned long long)r.q.mean_backlog, tries);
+	usleep(MEAN_DUE_US);
+	run(&data, &s, &r);
+	CHECK(r.q.mean_backlog > first,
+	      "a packet %d us later left it at %llu", MEAN_DUE_US,
+	      (unsigned long long)r.q.mean_backlog);
+	check_case("fair_mean_counts_each_flow_once");
 }
 
 /* ------------------------------------------------------------------ */
@@ -2442,6 +2499,7 @@ int main(void)
 	test_steer();
 	test_steer_thin();
 	test_mean_rate();
+	test_mean_by_flow();
 	test_no_attachment();
 	test_flow_cap();
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The fairness arithmetic of include/fair.h: the packet-weighted mean lands
- * on the fair share, a heavy flow stands out, the drop probability of an
+ * The fairness arithmetic of include/fair.h: the mean, each flow counted
+ * alike, lands on the fair share, a heavy flow stands out, the drop probability of an
  * unresponsive flow settles it at the mean, a flow's backlog never goes
  * below zero, the sparse test tells a 20 Hz probe from a bulk flow, and
  * the judge convicts a flow that never answers, never one that does (by
@@ -32,20 +32,39 @@ static void test_mean_equal_flows(void)
 
 /*
  * One flow with 80% of a 100 KB queue sending 80% of the packets, four
- * with 5% each: the mean (packet-weighted) is 0.8*80K + 0.2*5K = 65 KB;
- * the big one is heavy, the small ones are not.
+ * with 5% each, their packets in a random order a packet every 25 us,
+ * each moving the mean as tc.bpf.c has it (sj_fair_mean_due, interval 100
+ * ms): each flow counts alike, so the mean is (80K + 4 * 5K) / 5 = 20 KB,
+ * the queue reads as 5 flows, the big one is heavy and the small ones are
+ * not.  By packet, the mean would be 0.8 * 80K + 0.2 * 5K = 65 KB, and the
+ * queue would read as one flow.
  */
 static void test_mean_one_hog(void)
 {
-	__u64 mean = 0;
+	__u64 mean = 0, by_packet = 0, mean_at[5] = { 0 }, t = MS;
 	int i;
 
 	srand(1);
-	for (i = 0; i < 200000; i++)
-		mean = sj_fair_mean_step(mean, rand() % 10 < 8 ? 80000 : 5000);
-	CHECK(mean > 60000 && mean < 70000, "mean %llu, want ~65000", mean);
+	for (i = 0; i < 400000; i++, t += 25000) {
+		int f = rand() % 10 < 8 ? 0 : 1 + rand() % 4;
+		__u64 backlog = f ? 5000 : 80000;
+
+		by_packet = sj_fair_mean_step(by_packet, backlog);
+		if (!sj_fair_mean_due(t, mean_at[f], 100 * MS))
+			continue;
+		mean_at[f] = t;
+		mean = sj_fair_mean_step(mean, backlog);
+	}
+	CHECK(mean > 17000 && mean < 23000, "mean %llu, want ~20000", mean);
+	CHECK(sj_fair_flows(100000, mean) >= 4 && sj_fair_flows(100000, mean) <= 5,
+	      "%u flows, want 5", sj_fair_flows(100000, mean));
 	CHECK(sj_fair_heavy(80000, mean), "the hog is not heavy");
 	CHECK(!sj_fair_heavy(5000, mean), "a small flow is heavy");
+	CHECK(by_packet > 60000 && by_packet < 70000,
+	      "by packet %llu, want ~65000", by_packet);
+	CHECK(sj_fair_mean_due(103125000, 100 * MS, 100 * MS) &&
+	      !sj_fair_mean_due(103124999, 100 * MS, 100 * MS) &&
+	      sj_fair_mean_due(10000 * MS, 0, 100 * MS), "once every 1/32 interval");
 }
 
 /* The drop probability rises while heavy, falls while not, and reaches 0 */
@@ -283,29 +302,41 @@ static void test_tcp_answer(void)
 }
 
 /*
- * The rate answer of a flow that is not TCP (sj_fair_rate_answer), its rate
- * followed as tc.bpf.c does from the moment it is judged (t = 200 ms): a
- * flow at 5 Mbit/s, 1514-byte packets, evenly or in bursts of 4 at the
- * same rate, never answers; the same flow cut to 0.7 of its rate (cubic's
- * answer) at 500 ms answers within 100 ms of the cut.  tau 100 ms.
- * Returns the time of the first answer, 0 for none.
+ * A sender of 1514-byte packets for rate_answer_at: `kbit` from t = 0,
+ * `burst` packets at once with the gaps that keep that rate, silent from
+ * `pause_from` to `pause_to` (a stalled sender: 0, never), and from
+ * `change_at` on (0: never) at `after_kbit`.
  */
-static __u64 rate_answer_at(__u64 burst, __u64 cut_at)
+struct sender {
+	__u64 kbit, burst, pause_from, pause_to, change_at, after_kbit;
+};
+
+/*
+ * A flow that is not TCP, its rate followed as tc.bpf.c does from the
+ * moment it is judged (t = 200 ms) against a mean rate of the flows that
+ * answer of `mean_kbit`: the time its rate first reads as an answer that
+ * counts (sj_fair_rate_answer, sj_fair_answer_near_share), 0 for none.
+ * tau 100 ms.
+ */
+static __u64 rate_answer_at(const struct sender *s, __u64 mean_kbit)
 {
-	__u64 tau = 100 * MS, recent = 0, at = 0, peak = 0, t, gap;
-	__u64 per_pkt = 1514ULL * 8 * 1000 / 5;	/* ns a packet at 5 Mbit/s */
-	int i;
+	__u64 tau = 100 * MS, recent = 0, at = 0, peak = 0, t, gap, i;
+	__u64 mean = mean_kbit * 1000 / 8 * tau / (1000 * MS); /* bytes a tau */
 
 	for (t = MS; t < 1500 * MS; t += gap) {
-		gap = per_pkt * burst;
-		if (cut_at && t >= cut_at)
-			gap = gap * 10 / 7;
-		for (i = 0; i < (int)burst; i++) {
+		__u64 kbit = s->change_at && t >= s->change_at ? s->after_kbit
+							       : s->kbit;
+
+		gap = 1514ULL * 8 * 1000000 / kbit * s->burst;
+		if (t >= s->pause_from && t < s->pause_to)
+			continue;
+		for (i = 0; i < s->burst; i++) {
 			recent = sj_fair_recent(recent, t - at, tau, 1514);
 			at = t;
 			if (t < 200 * MS)
 				continue;
-			if (peak && sj_fair_rate_answer(recent, peak))
+			if (peak && sj_fair_answer_near_share(recent, mean) &&
+			    sj_fair_rate_answer(recent, peak))
 				return t;
 			if (recent > peak)
 				peak = recent;
@@ -314,64 +345,75 @@ static __u64 rate_answer_at(__u64 burst, __u64 cut_at)
 	return 0;
 }
 
+/* a mean rate no flow here comes near: the rate answer alone */
+#define ANY_MEAN	(1ULL << 30)
+
+/*
+ * The rate answer: a flow at 5 Mbit/s, evenly or in bursts of 4 at the
+ * same rate, never answers; the same flow cut to 0.7 of its rate (cubic's
+ * answer) at 500 ms answers within 100 ms of the cut.
+ */
 static void test_rate_answer(void)
 {
+	struct sender even = { .kbit = 5000, .burst = 1 },
+		      bursts = { .kbit = 5000, .burst = 4 },
+		      cut = { .kbit = 5000, .burst = 1, .change_at = 500 * MS,
+			      .after_kbit = 3500 },
+		      bursty_cut = cut;
 	__u64 t;
 
-	CHECK(!rate_answer_at(1, 0), "an even flood answered at %llu ms",
-	      rate_answer_at(1, 0) / MS);
-	CHECK(!rate_answer_at(4, 0), "a bursty flood answered at %llu ms",
-	      rate_answer_at(4, 0) / MS);
-	t = rate_answer_at(1, 500 * MS);
+	bursty_cut.burst = 4;
+	CHECK(!rate_answer_at(&even, ANY_MEAN), "an even flood answered at %llu ms",
+	      rate_answer_at(&even, ANY_MEAN) / MS);
+	CHECK(!rate_answer_at(&bursts, ANY_MEAN), "a bursty flood answered at %llu ms",
+	      rate_answer_at(&bursts, ANY_MEAN) / MS);
+	t = rate_answer_at(&cut, ANY_MEAN);
 	CHECK(t > 500 * MS && t <= 600 * MS, "a cut to 0.7 answered at %llu ms", t / MS);
-	t = rate_answer_at(4, 500 * MS);
+	t = rate_answer_at(&bursty_cut, ANY_MEAN);
 	CHECK(t > 500 * MS && t <= 600 * MS, "a bursty cut answered at %llu ms", t / MS);
 	CHECK(sj_fair_rate_answer(699, 800) && !sj_fair_rate_answer(700, 800) &&
 	      !sj_fair_rate_answer(0, 0), "an eighth below the peak");
 }
 
 /*
- * A convicted flow's release by its rate (sj_fair_rate_release), followed
- * as tc.bpf.c does: 1514-byte packets at `mbit` from t = 0, silent from
- * 500 to 540 ms (a stalled sender) and then on at `after_mbit`; the mean
- * rate of the flows that answer is that of 4 Mbit/s.  Returns the time of
- * the first release, 0 for none.  tau 100 ms.
+ * A fall counts only near the flow's share (sj_fair_answer_near_share),
+ * the mean rate of the flows that answer being 4 Mbit/s: a 40 Mbit/s flood
+ * silent from 500 to 540 ms, or sending all that is due in a burst every
+ * 20 ms, falls by more than an eighth each time and never answers; a flow
+ * cut from 5 to 2 Mbit/s answers within 100 ms of the cut, one cut from 20
+ * to 10 Mbit/s (still above twice the mean) never.
  */
-static __u64 release_at(__u64 mbit, __u64 after_mbit)
+static void test_answer_near_share(void)
 {
-	__u64 tau = 100 * MS, recent = 0, at = 0, peak = 0, t, rate = mbit;
-	__u64 mean = 4 * 1000000 / 8 * tau / (1000 * MS);	/* bytes a tau */
+	struct sender paused = { .kbit = 40000, .burst = 1,
+				 .pause_from = 500 * MS, .pause_to = 540 * MS },
+		      bursts = { .kbit = 40000, .burst = 66 },
+		      cut = { .kbit = 5000, .burst = 1, .change_at = 500 * MS,
+			      .after_kbit = 2000 },
+		      cut_above = { .kbit = 20000, .burst = 1,
+				    .change_at = 500 * MS, .after_kbit = 10000 };
+	__u64 t;
 
-	for (t = MS; t < 1500 * MS; t += 1514ULL * 8 * 1000 / rate) {
-		if (t >= 500 * MS && t < 540 * MS)
-			continue;
-		if (t >= 540 * MS)
-			rate = after_mbit;
-		recent = sj_fair_recent(recent, t - at, tau, 1514);
-		at = t;
-		if (t < 200 * MS)
-			continue;
-		if (peak && sj_fair_rate_release(recent, peak, mean))
-			return t;
-		if (recent > peak)
-			peak = recent;
-	}
-	return 0;
-}
-
-static void test_rate_release(void)
-{
-	__u64 t = release_at(40, 40);
-
-	/* what released fair_udp's pausing flood before: a fall of an eighth */
-	CHECK(sj_fair_rate_answer(500000 * 2 / 3, 500000), "a pause is a fall");
-	CHECK(!t, "a flood that paused 40 ms released at %llu ms", t / MS);
-	t = release_at(5, 2);
-	CHECK(t > 540 * MS && t <= 640 * MS,
-	      "a cut below the mean released at %llu ms", t / MS);
-	t = release_at(20, 10);
-	CHECK(!t, "a cut still above twice the mean released at %llu ms", t / MS);
-	CHECK(!sj_fair_rate_release(1514, 800000, 0), "no mean, no release");
+	/* what released fair_udp's pausing flood, and never convicted its
+	 * bursty one, before */
+	t = rate_answer_at(&paused, ANY_MEAN);
+	CHECK(t >= 540 * MS && t < 541 * MS,
+	      "a pause alone answered at %llu ms", t / MS);
+	t = rate_answer_at(&bursts, ANY_MEAN);
+	CHECK(t > 200 * MS && t <= 240 * MS,
+	      "bursts every 20 ms alone answered at %llu ms", t / MS);
+	t = rate_answer_at(&paused, 4000);
+	CHECK(!t, "a flood that paused 40 ms answered at %llu ms", t / MS);
+	t = rate_answer_at(&bursts, 4000);
+	CHECK(!t, "a flood in bursts every 20 ms answered at %llu ms", t / MS);
+	t = rate_answer_at(&cut, 4000);
+	CHECK(t > 500 * MS && t <= 600 * MS,
+	      "a cut below the mean answered at %llu ms", t / MS);
+	t = rate_answer_at(&cut_above, 4000);
+	CHECK(!t, "a cut still above twice the mean answered at %llu ms", t / MS);
+	CHECK(sj_fair_answer_near_share(1000, 500) &&
+	      !sj_fair_answer_near_share(1001, 500), "twice the mean");
+	CHECK(!sj_fair_answer_near_share(1514, 0), "no mean, no answer");
 }
 
 /*
@@ -578,7 +620,7 @@ int main(void)
 {
 	test_tcp_answer();
 	test_rate_answer();
-	test_rate_release();
+	test_answer_near_share();
 	test_backlog_answer();
 	test_judge();
 	test_takes_signal();
