@@ -329,14 +329,23 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		if (flow->judged_since || flow->drop_p) {
 			int near = sj_fair_answer_near_share(flow->recent_bytes,
 						READ_ONCE(q->mean_recent));
-
-			by_rate = near &&
-				  sj_fair_rate_answer(flow->recent_bytes,
-						      flow->judged_peak);
+			int rate_fell = sj_fair_rate_answer(flow->recent_bytes,
+							    flow->judged_peak);
 			/* not while convicted: our drops shrink it too */
-			by_backlog = near && !by_rate && !flow->drop_p &&
-				     sj_fair_backlog_answer(backlog,
-							    flow->backlog_peak);
+			int backlog_fell = !flow->drop_p &&
+				sj_fair_backlog_answer(backlog,
+						       flow->backlog_peak);
+
+			/* an answer once a fall near its share has lasted */
+			if (!near || !(rate_fell || backlog_fell))
+				flow->answer_at = 0;
+			else if (!flow->answer_at)
+				flow->answer_at = now;
+			else if (sj_fair_answer_held(flow->answer_at, now,
+						     set->interval_ns)) {
+				by_rate = rate_fell;
+				by_backlog = !rate_fell;
+			}
 		}
 		st->rate_answers += by_rate;
 		st->backlog_answers += by_backlog;
@@ -349,6 +358,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 			/* not judged: no answer to read, no peak to keep */
 			flow->judged_peak = 0;
 			flow->backlog_peak = 0;
+			flow->answer_at = 0;
 		} else {
 			if (flow->recent_bytes > flow->judged_peak)
 				flow->judged_peak = flow->recent_bytes;
@@ -372,12 +382,14 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		flow->signals_heavy = 0;
 	}
 	/* judged unresponsive: took signals while heavy and answered none
-	 * in time, while the queue stands above target; acquitted after an
-	 * interval of being light */
+	 * in time, while the queue stands above target, and sends above its
+	 * share; acquitted after an interval of being light */
 	if (*heavy && ldelay > set->target_ns && !flow->drop_p) {
 		if (sj_fair_unresponsive(flow->judged_since, now,
 					 set->interval_ns, flow->signals_heavy,
-					 answer_intervals))
+					 answer_intervals) &&
+		    sj_fair_above_share(flow->recent_bytes,
+					READ_ONCE(q->mean_recent)))
 			flow->drop_p = 1;
 		/* a new port of a sender convicted a moment ago (fair.h):
 		 * only flows that show no answer in their packets, heavy
@@ -404,15 +416,21 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	 * mean rate is that of the flows that compete for the link, so a
 	 * sparse flow (a download's ACKs, a DNS query) stays out of it too,
 	 * as fq_codel shares the link among the flows it holds a queue for;
-	 * each flow counted alike, not by its packets (fair.h) */
+	 * each flow counted alike, not by its packets (fair.h); a flow that
+	 * is not TCP, of a sender convicted a moment ago, stays out too, so
+	 * that a flood released at a pause does not fill the mean it is then
+	 * judged against (fair.h: sj_fair_answer_near_share) */
 	if (!flow->drop_p && sj_fair_mean_due(now, flow->mean_at,
 					       set->interval_ns)) {
 		flow->mean_at = now;
-		WRITE_ONCE(q->mean_backlog, sj_fair_mean_step(mean, backlog));
-		if (!sparse)
-			WRITE_ONCE(q->mean_recent,
-				   sj_fair_mean_step(READ_ONCE(q->mean_recent),
-						     flow->recent_bytes));
+		if (tcp || !sj_sender_recall(pkt, now, set->interval_ns)) {
+			WRITE_ONCE(q->mean_backlog,
+				   sj_fair_mean_step(mean, backlog));
+			if (!sparse)
+				WRITE_ONCE(q->mean_recent,
+					   sj_fair_mean_step(READ_ONCE(q->mean_recent),
+							     flow->recent_bytes));
+		}
 	}
 admit:
 	__sync_fetch_and_add(&flow->backlog, len);

@@ -320,6 +320,9 @@ struct sj_flow {
 	__u64 judged_peak;	/* not TCP: the highest recent_bytes since it
 				 * was judged (fair.h: sj_fair_rate_answer);
 				 * 0: not judged */
+	__u64 answer_at;	/* not TCP, judged: since when its packets
+				 * read as an answer (fair.h:
+				 * sj_fair_answer_held); 0: they do not */
 	__u16 signals_heavy;	/* signals taken while heavy (saturates) */
 	__u8 left_ahead;	/* the last packet measured leaving had been
 				 * sent ahead (sparse steering) */

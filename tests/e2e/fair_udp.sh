@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # An unresponsive flood beside TCP on a FIFO.  The router's egress toward
-# the server is HTB 20mbit + pfifo 1000; the client sends 4 cubic flows and
-# one UDP flow at 40 Mbit that ignores every signal, with a 20 Hz ping
-# beside them.  Side by side:
+# the server is HTB 20mbit + pfifo 1000; the client sends 4 cubic flows (1 in
+# the gap and burst phases) and one UDP flow at 40 Mbit that ignores every
+# signal, with a 20 Hz ping beside them.  Side by side:
 #   fifo       the FIFO alone: the flood takes the link
 #   nofair     sojourn without fairness: CoDel's signals land on whoever
 #              comes next, mostly TCP, which backs off further
@@ -19,18 +19,22 @@
 #              were remembered, bpf/sender.bpf.h: TCP share 41.4 %, ping
 #              rise 258 ms; after: 61.7 %, 14.6 ms)
 #   gap        the same flood from one port, silent for 40 ms every second
-#              (a sender its CPU stalls, a video encoder between scenes): a
-#              pause is a fall of its rate, which released it while it was
-#              convicted, and it filled the queue again each time (TCP
-#              share 21.5-23.5 %, ping rise 90-101 ms before
-#              fair.h's sj_fair_rate_release; 73.4-73.7 %, 10.3-11.0 ms after)
+#              (a sender its CPU stalls, a video encoder between scenes),
+#              beside ONE cubic flow: a pause is a fall of its rate, which
+#              released it while it was convicted, and it filled the queue
+#              again each time (beside four flows: TCP share 21.5-23.5 %,
+#              ping rise 90-101 ms before answers counted only near a
+#              flow's share, fair.h's sj_fair_answer_near_share; beside
+#              one: 18.4 %, 67 ms while the flood, free between a release
+#              and the next conviction, pulled the mean up to itself)
 #   burst      the same flood from one port, sent in a burst every 20 ms
-#              (a frame-paced video sender): between bursts its rate and
-#              its backlog fall as an answer's would, and it was never
-#              convicted (TCP share 5.5-10.4 %, ping rise 555-567 ms, the
-#              FIFO's, before the means were weighted by flow and answers
-#              counted only near a flow's share, fair.h)
-# With fair, the TCP flows together must get at least 40% of the link and
+#              (a frame-paced video sender), beside ONE cubic flow: between
+#              bursts its rate and its backlog fall as an answer's would,
+#              and it was never convicted (TCP share 4.0-10.4 %, ping rise
+#              555-567 ms, the FIFO's, before a fall had to last to be an
+#              answer, fair.h's sj_fair_answer_held)
+# With fair, the TCP flows together must get at least 40% of the link (of
+# a fair share of 80 % beside four flows, 50 % beside one) and
 # the ping's median rise stay under 20 ms, in each phase.  That bar
 # was 15 ms while the judge also convicted the cubic flows (ECN or not)
 # now and then, and its drops held the queue lower: 12.7 ms in one run
@@ -91,9 +95,10 @@ print(ports)
 ' "$IP_S" "$SECS" "$1" "${GAP_MS:-40}" "${BURST_MS:-20}"
 }
 
-# run SYSTEM [MODE]: 4 TCP + the flood (iperf3's, or flood MODE) + the ping; TCP share (%) and ping rise
+# run SYSTEM [MODE [TCP_FLOWS]]: TCP_FLOWS (4) cubic flows + the flood
+# (iperf3's, or flood MODE) + the ping; TCP share (%) and ping rise
 run() {
-	local sys=$1 udp
+	local sys=$1 tcp=${3:-4} udp
 	if [ -n "${2:-}" ]; then
 		flood "$2" >"$WORK/$sys.ports" &
 	else
@@ -101,7 +106,7 @@ run() {
 			-t "$SECS" -J >"$WORK/$sys.udp.json" 2>/dev/null &
 	fi
 	udp=$!
-	PROBE_HZ=20 OMIT=3 run_load "$sys" "$SECS" 5201:4 || die "iperf3 failed ($sys)"
+	PROBE_HZ=20 OMIT=3 run_load "$sys" "$SECS" "5201:$tcp" || die "iperf3 failed ($sys)"
 	wait "$udp"
 	SHARE=$(awk -v g="$(goodput "$sys" 5201)" 'BEGIN{printf "%.1f", g / 20 * 100}')
 	RISE=$(fsub "$(median <"$WORK/$sys.probe")" "$idle")
@@ -129,11 +134,11 @@ row "fair: new_flow_count" "$(jq .new_flow_count <<<"$stats")" "" info
 row "fair: ecn_mark / drops (CoDel)" "$(jq -r '"\(.ecn_mark) / \(.drops)"' <<<"$stats")" "" info
 log "flows: $(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats.queues')"
 
-# flood_phase MODE: the flood of flood MODE held as the steady one is,
-# with unresponsive_drops of its own
+# flood_phase MODE [TCP_FLOWS]: the flood of flood MODE held as the steady
+# one is, with unresponsive_drops of its own
 flood_phase() {
 	local before=$stats
-	run "$1" "$1"
+	run "$1" "$1" "${2:-4}"
 	stats=$(sj show "$DEV_RS" -s -j -n "$NS_R" | jq -c '.[0].stats')
 	row "$1: source ports the flood used" "$(cat "$WORK/$1.ports")" "" info
 	check "$1: TCP share of the link (%)" "$SHARE" '>=' 40
@@ -143,7 +148,7 @@ flood_phase() {
 }
 
 flood_phase hop
-flood_phase gap
-flood_phase burst
+flood_phase gap 1
+flood_phase burst 1
 
 finish fair_udp

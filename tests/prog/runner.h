@@ -49,6 +49,7 @@ struct runner {
 	int stats, hist;	/* the test attachment's own (inner) maps;
 				 * -1 until rn_register */
 	int frags;		/* the fragments' first-fragment memory */
+	int senders;		/* convicted senders (-1: none in the object) */
 	int xdp;
 	int rate;		/* rate mode: the horizon is its drop rule */
 	int pass, drop;		/* its verdicts */
@@ -145,6 +146,7 @@ static inline void rn_init(struct runner *r, const char *name,
 	r->queues = bpf_object__find_map_fd_by_name(obj, "queues");
 	r->flows = bpf_object__find_map_fd_by_name(obj, "flows");
 	r->frags = bpf_object__find_map_fd_by_name(obj, "frag_flows");
+	r->senders = bpf_object__find_map_fd_by_name(obj, "senders");
 	r->attachments = bpf_object__find_map_fd_by_name(obj, "attachments");
 	r->stats_of = bpf_object__find_map_fd_by_name(obj, "stats_of");
 	r->hist_of = bpf_object__find_map_fd_by_name(obj, "hist_of");

@@ -2244,6 +2244,45 @@ static void test_mean_by_flow(void)
 	check_case("fair_mean_counts_each_flow_once");
 }
 
+/*
+ * A flow that is not TCP, of a sender convicted a moment ago (a flow of
+ * its dropped within two intervals: bpf/sender.bpf.h), stays out of the
+ * queue's means as a convicted flow does (tc.bpf.c): its packet, due to
+ * move them, leaves the mean backlog at 0; once the sender is forgotten,
+ * the same packet moves it one step.
+ */
+static void test_mean_leaves_convicted_senders_out(void)
+{
+	struct sj_flow_key key;
+	struct __sk_buff ctx = { .priority = 0 };
+	struct setup s = { .ldelay = CODEL_MS(1), .fair = 1, .ctx = &ctx,
+			   .flow = &key, .backlog = 30000, .backlog_age = 1000 };
+	struct sj_sender_key sk = { .proto = IPPROTO_UDP, .family = 4,
+				    .att = ATT_ID };
+	struct sj_sender sv = { .convicted_at = rn_mono_ns(),
+				.drop_p = 1U << 30 };
+	struct frame f;
+	struct result r;
+
+	ip_l4(&f, &key, 0, 5, IPPROTO_UDP, 40096, 53);
+	fr_addr(AF_INET, FR_SRC4, &sk.saddr[0]);
+	if (bpf_map_update_elem(env.rn.senders, &sk, &sv, BPF_ANY))
+		die("seed a convicted sender", errno);
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT))
+		CHECK(r.q.mean_backlog == 0,
+		      "a convicted sender's flow moved the mean backlog to %llu",
+		      (unsigned long long)r.q.mean_backlog);
+	if (bpf_map_delete_elem(env.rn.senders, &sk))
+		die("forget the sender", errno);
+	run(&f, &s, &r);
+	if (check_ran(&r, SJ_ACT_NEXT))
+		CHECK(r.q.mean_backlog == 30000 >> SJ_FAIR_MEAN_SHIFT,
+		      "forgotten, it moved the mean backlog to %llu",
+		      (unsigned long long)r.q.mean_backlog);
+	check_case("fair_mean_leaves_convicted_senders_out");
+}
+
 /* ------------------------------------------------------------------ */
 /* The host's programs and the attachments they serve                   */
 
@@ -2500,6 +2539,7 @@ int main(void)
 	test_steer_thin();
 	test_mean_rate();
 	test_mean_by_flow();
+	test_mean_leaves_convicted_senders_out();
 	test_no_attachment();
 	test_flow_cap();
 
