@@ -16,6 +16,9 @@
 #     (fair.h: sj_fair_backlog_leave; the qdisc's backlog sampled at 37.5
 #     KB, 15 ms, in such a run): 9.9-10.9 ms in 8 runs since
 #     (2026-12-06).  make check runs a failed timed test once more;
+#  2b. the same beside a 40 Mbit/s UDP flood that ignores every signal:
+#     the TCP flows keep at least 40 % of the link, the flood takes
+#     unresponsive_drops, the RTT rise stays under 20 ms (fair_udp's bar);
 #  3. the HTB removed, sojourn in rate mode at 20mbit on the tun device:
 #     goodput 90..102 % of 20 Mbit, RTT rise under RISE_MAX, sojourn's
 #     signals (CoDel's marks and drops, or the horizon's overlimit drops),
@@ -45,7 +48,7 @@ inc tc qdisc replace dev "$TUN_C" root handle 1: htb default 1 &&
 inc tc class add dev "$TUN_C" parent 1: classid 1:1 htb rate 20mbit quantum 1514 &&
 inc tc qdisc add dev "$TUN_C" parent 1:1 handle 10: pfifo limit 1000 ||
 	die "cannot shape $TUN_C"
-topo_servers 5201
+topo_servers 5201 5202
 ins nstat -n >/dev/null	# the receiver's counters from here
 idle=$(idle_rtt)
 row "idle RTT through the tunnel (ms)" "$idle" "" info
@@ -85,6 +88,22 @@ row "real queue: sojourn p50 / p99 (us, bound)" \
 # programs): no packet missed its flow at the tracepoint.
 check "real queue: packets that left without their flow (% of measured)" \
 	"$(without_flow_pct <<<"$hist")" '<=' 1
+
+# 2b. the same beside a flood that ignores every signal: the judge of
+# unresponsive flows (fair.h) on a device whose packets start at the IP
+# header
+log "sojourn on the tunnel: 4 cubic flows + a 40 Mbit/s UDP flood for ${SECS}s"
+inc timeout $((SECS + 20)) iperf3 -c "$IP_S" -p 5202 -u -b 40M -l 1200 \
+	-t "$SECS" >/dev/null 2>&1 &
+udp=$!
+run_load flood "$SECS" 5201:4 || die "iperf3 failed (flood)"
+wait "$udp"
+after=$(sj show "$TUN_C" -s -j -n "$NS_C" | jq -c '.[0].stats')
+check "flood: TCP share of the link (%)" \
+	"$(awk -v g="$(goodput flood)" 'BEGIN{printf "%.1f", g / 20 * 100}')" '>=' 40
+check "flood: unresponsive_drops" \
+	"$(stats_delta "$stats" "$after" unresponsive_drops)" '>' 0
+check "flood: bulk RTT rise median (ms)" "$(fsub "$(rtt_median flood)" "$idle")" '<' 20
 sj detach "$TUN_C" -n "$NS_C" || die "detach"
 
 # 3. rate mode, no HTB
