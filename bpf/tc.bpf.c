@@ -268,7 +268,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					 now, set->interval_ns, ldelay,
 					 set->target_ns,
 					 READ_ONCE(q->bulk_left));
-	__u32 len = skb->len, answer_intervals = 1;
+	__u32 len = skb->len;
 	int tcp = sj_pkt_tcp(pkt), sparse, ahead;
 
 	if (!backlog || sj_fair_stale(flow->backlog_at, now, ldelay,
@@ -311,7 +311,6 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	if (tcp) {
 		int payload = skb->len > pkt->hdr_len;
 
-		answer_intervals = SJ_FAIR_ANSWER_INTERVALS;
 		/* the sender cut its window: the signals it took are answered */
 		if (sj_fair_tcp_answer(pkt->tcp_flags, pkt->tcp_seq,
 				       flow->tcp_high, payload)) {
@@ -382,19 +381,19 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		flow->signals_heavy = 0;
 	}
 	/* judged unresponsive: took signals while heavy and answered none
-	 * in time, while the queue stands above target, and sends above its
-	 * share; acquitted after an interval of being light */
+	 * in time (fair.h: sj_fair_answer_intervals), while the queue stands
+	 * above target; acquitted after an interval of being light */
 	if (*heavy && ldelay > set->target_ns && !flow->drop_p) {
 		if (sj_fair_unresponsive(flow->judged_since, now,
-					 set->interval_ns, flow->signals_heavy,
-					 answer_intervals) &&
-		    sj_fair_above_share(flow->recent_bytes,
-					READ_ONCE(q->mean_recent)))
+				set->interval_ns, flow->signals_heavy,
+				sj_fair_answer_intervals(tcp,
+					sj_fair_above_share(flow->recent_bytes,
+						READ_ONCE(q->mean_recent)))))
 			flow->drop_p = 1;
 		/* a new port of a sender convicted a moment ago (fair.h):
 		 * only flows that show no answer in their packets, heavy
 		 * from their start */
-		else if (answer_intervals == 1 &&
+		else if (!tcp &&
 			 sj_fair_recall_young(flow->first_seen_ns, now,
 					      set->interval_ns))
 			flow->drop_p = sj_sender_recall(pkt, now, set->interval_ns);

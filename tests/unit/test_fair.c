@@ -435,14 +435,16 @@ static void test_answer_near_share(void)
 }
 
 /*
- * Convicted only above the mean rate by a quarter (sj_fair_above_share):
- * fair_quic's udpcc flows were at 1.00-1.30 times it at most of their
- * false convictions; a flood beside one TCP flow it starves is near twice
- * it, beside four near five times.
+ * One interval to answer only above the mean rate by a quarter
+ * (sj_fair_above_share, sj_fair_answer_intervals): fair_quic's udpcc flows
+ * were at 1.00-1.25 times it at most of their false convictions; a flood
+ * beside one TCP flow it starves is near twice it, beside four near five
+ * times.  A flood that has starved every other flow out of the mean rate
+ * is all of it, and has five intervals: convicted later, not never.
  */
 static void test_above_share(void)
 {
-	__u64 mean = 400000;
+	__u64 mean = 400000, t0 = 1000 * MS, i = 100 * MS;
 
 	CHECK(!sj_fair_above_share(mean, mean) &&
 	      !sj_fair_above_share(mean * 5 / 4, mean) &&
@@ -450,7 +452,19 @@ static void test_above_share(void)
 	/* a 40 Mbit/s flood beside one TCP flow at 4 Mbit/s (bytes a tau) */
 	CHECK(sj_fair_above_share(500000, (500000 + 50000) / 2),
 	      "a flood beside one starved flow is not above the mean");
-	CHECK(sj_fair_above_share(1, 0), "no mean yet: convicted");
+	CHECK(sj_fair_above_share(1, 0), "no mean yet: above");
+	CHECK(sj_fair_answer_intervals(0, 1) == 1 &&
+	      sj_fair_answer_intervals(0, 0) == SJ_FAIR_ANSWER_INTERVALS &&
+	      sj_fair_answer_intervals(1, 1) == SJ_FAIR_ANSWER_INTERVALS,
+	      "one interval only for a flow that is not TCP, above its share");
+	/* the flood that is the whole mean: judged at t0, two signals */
+	CHECK(!sj_fair_unresponsive(t0, t0 + 4 * i, i, 2,
+				    sj_fair_answer_intervals(0,
+					sj_fair_above_share(500000, 500000))) &&
+	      sj_fair_unresponsive(t0, t0 + 5 * i, i, 2,
+				   sj_fair_answer_intervals(0,
+					sj_fair_above_share(500000, 500000))),
+	      "a flood that is the whole mean: not convicted at 500 ms");
 }
 
 /*
