@@ -40,7 +40,8 @@
  *    it has seen a loss (RFC 5681 3.2 cuts the window with it).  Either
  *    clears the flow's record.  Other protocols show no answer we can
  *    read in a packet, and a fall of their rate is their answer
- *    (sj_fair_rate_answer); they are judged after one interval (a 500 ms
+ *    (sj_fair_rate_answer); they are judged after one interval while
+ *    above their share (sj_fair_answer_intervals; a 500 ms
  *    wait let fair_udp's flood back in each time its dropper let go: the
  *    ping's median rise went from 12.7 to 15.2 ms).  ECT earns them no
  *    longer wait: a flood that set ECT and hopped ports escaped the judge
