@@ -257,7 +257,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					   int *heavy, int *carry)
 {
 	__u64 ldelay = CODEL_TO_NS(READ_ONCE(q->vars.ldelay));
-	__u64 backlog = READ_ONCE(flow->backlog), mean;
+	__u64 backlog = READ_ONCE(flow->backlog), mean, mean_rate;
 	/* the flow's last path, and when it was decided: a packet kept in
 	 * the bulk queue a moment ago on another CPU counts as enqueued
 	 * before its bytes and backlog_at are written (fair.h) */
@@ -308,6 +308,9 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 		*heavy = 1;
 		goto admit;
 	}
+	/* the queue's mean rate, read once: the answer's gate, who takes the
+	 * signal, how long to answer, and the step below (fair.h) */
+	mean_rate = READ_ONCE(q->mean_recent);
 	if (tcp) {
 		int payload = skb->len > pkt->hdr_len;
 
@@ -327,7 +330,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 
 		if (flow->judged_since || flow->drop_p) {
 			int near = sj_fair_answer_near_share(flow->recent_bytes,
-						READ_ONCE(q->mean_recent));
+							     mean_rate);
 			int rate_fell = sj_fair_rate_answer(flow->recent_bytes,
 							    flow->judged_peak);
 			/* not while convicted: our drops shrink it too */
@@ -369,7 +372,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	*heavy = sj_fair_heavy(backlog, mean);
 	/* by its rate, this packet counted, as the law judged it */
 	*carry = sj_fair_takes_signal(flow->recent_bytes,
-				      READ_ONCE(q->mean_recent),
+				      mean_rate,
 				      sj_since(now, READ_ONCE(flow->signal_at)),
 				      set->interval_ns / SJ_FAIR_GRACE_DIV);
 	if (*heavy) {
@@ -388,7 +391,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 				set->interval_ns, flow->signals_heavy,
 				sj_fair_answer_intervals(tcp,
 					sj_fair_above_share(flow->recent_bytes,
-						READ_ONCE(q->mean_recent)))))
+							    mean_rate))))
 			flow->drop_p = 1;
 		/* a new port of a sender convicted a moment ago (fair.h):
 		 * only flows that show no answer in their packets, heavy
@@ -427,7 +430,7 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 				   sj_fair_mean_step(mean, backlog));
 			if (!sparse)
 				WRITE_ONCE(q->mean_recent,
-					   sj_fair_mean_step(READ_ONCE(q->mean_recent),
+					   sj_fair_mean_step(mean_rate,
 							     flow->recent_bytes));
 		}
 	}
