@@ -96,10 +96,11 @@ static int attr_slot(const struct nlattr *attr, void *data)
  * sj_skb_net_off); XDP cannot, and this says where it would misread.
  * header_ops are given once, when the device is made (ndo_init), and the
  * remote read here is today's: gre refuses to change a remote between
- * none, unicast and multicast (-EINVAL on 6.1), but ip6gre lets :: become
- * a unicast remote (6.1): such a device keeps its header_ops and passes
- * this check, though on 6.1 it carried no packet to its remote (measured,
- * 2026-12-07).
+ * none, unicast and multicast (-EINVAL on 6.1), so its remote tells; but
+ * ip6gre lets :: become a unicast remote (6.1), and such a device keeps
+ * the header_ops it was made with.  Nothing netlink reports tells the two
+ * apart, so an ip6gre device that is not external may carry the outer
+ * header, whatever its remote says today.
  */
 static bool gre_outer_header(const char *kind, const struct nlattr *data)
 {
@@ -114,11 +115,13 @@ static bool gre_outer_header(const char *kind, const struct nlattr *data)
 	mnl_attr_parse_nested(data, attr_slot, &t);
 	if (tb[IFLA_GRE_COLLECT_METADATA])
 		return false;
+	if (v6)
+		return true;		/* it may have been made with :: */
 	if (!tb[IFLA_GRE_REMOTE])
 		return true;		/* no remote said: none */
 	remote = mnl_attr_get_payload(tb[IFLA_GRE_REMOTE]);
 	len = mnl_attr_get_payload_len(tb[IFLA_GRE_REMOTE]);
-	if (!v6 && len == 4 && (remote[0] & 0xf0) == 0xe0)
+	if (len == 4 && (remote[0] & 0xf0) == 0xe0)
 		return true;		/* 224.0.0.0/4: multicast */
 	for (i = 0; i < len; i++)
 		if (remote[i])

@@ -24,7 +24,8 @@ struct sj_link {
 				 * peer's namespace; 0: none */
 	bool hardware;		/* a bus device under it (IFLA_PARENT_DEV_NAME) */
 	char kind[16];		/* "veth", "bridge", ...; "" for a NIC */
-	bool outer_header;	/* a GRE device whose frames carry the
+	bool outer_header;	/* a GRE device whose frames carry, or
+				 * for all netlink says may carry, the
 				 * tunnel's outer header at tc and XDP
 				 * (link.c, gre_outer_header) */
 };

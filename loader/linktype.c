@@ -94,6 +94,9 @@ int sj_linktype_get(const struct sj_link *link, bool xdp, __u32 *layer)
 	 * each packet as its device had it */
 	if (l == SJ_LINK_ETHER && !strcmp(link->kind, "ifb"))
 		l = SJ_LINK_EITHER;
+	if (xdp && link->outer_header && link->type == ARPHRD_IP6GRE)
+		return sj_err("%s is an ip6gre device: XDP may see its packets behind the tunnel's outer header (one made with remote :: keeps it after it is given a remote) and cannot ask where the IP header is; use hook tc",
+			      link->name);
 	if (xdp && link->outer_header)
 		return sj_err("%s is a GRE device with no fixed remote (NBMA or multicast): XDP sees its packets behind the tunnel's outer header and cannot ask where the IP header is; use hook tc",
 			      link->name);

@@ -22,11 +22,13 @@
 # `bad_header` at egress (no flow, no mark) and read as the outer GRE
 # packet at ingress (6.1, 2026-12-07); then attach refused it.  XDP cannot
 # ask where the network header is: attach with hook xdp there is refused
-# in one line, nothing left attached.  An `external` GRE device
-# (collect_md), with no outer header, is accepted.  (An ip6gre device
-# made with remote :: carried no ping to the server on 6.1, as NBMA with a
-# static neighbour or given a remote later, 2026-12-07: nothing to manage
-# there; test_pkt reads a packet behind an outer IPv6 header.)
+# in one line, nothing left attached; so it is on an ip6gre device with a
+# fixed remote, which cannot be told from one made with remote :: and
+# given a remote later, which keeps the outer header.  An `external` GRE
+# device (collect_md), with no outer header, is accepted.  (An ip6gre
+# device made with remote :: carried no ping to the server on 6.1, as NBMA
+# with a static neighbour or given a remote later, 2026-12-07: nothing to
+# manage there; test_pkt reads a packet behind an outer IPv6 header.)
 #
 # This machine's kernel has none of these tunnels: kernel_61.sh runs the
 # test in the 6.1 guest.  Exit 0 pass, 77 skip, 1 fail.  SECS= overrides.
@@ -165,6 +167,20 @@ is "gre nbma ingress hook xdp: attach refused" \
 	"$([ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
 		[[ $err == *"no fixed remote"* ]] && echo yes || echo "no: rc $rc: $err")" yes
 is "gre nbma ingress hook xdp: nothing left attached" \
+	"$(inc ip -j link show "$T_C" | jq -r '.[0].xdp // "none"')" none
+untunnel
+
+# XDP on an ip6gre device, even one with a fixed remote: one made with ::
+# keeps its outer header when given a remote later, and nothing netlink
+# says tells the two apart (loader/link.c, gre_outer_header)
+tunnel ip6gre || die "ip6gre: cannot make the tunnel"
+err=$(sj attach "$T_C" ingress rate 10mbit hook xdp -n "$NS_C" 2>&1 >/dev/null)
+rc=$?
+log "ip6gre ingress hook xdp: $err"
+is "ip6gre ingress hook xdp: attach refused" \
+	"$([ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		[[ $err == *"ip6gre device"*"remote ::"* ]] && echo yes || echo "no: rc $rc: $err")" yes
+is "ip6gre ingress hook xdp: nothing left attached" \
 	"$(inc ip -j link show "$T_C" | jq -r '.[0].xdp // "none"')" none
 untunnel
 
