@@ -17,7 +17,9 @@
 #
 #   queue 0: port 5201, 3 bulk cubic flows
 #   queue 1: port 5202, 3 bulk cubic flows
-#   queue 2: port 5203, 2 bulk cubic flows
+#   queue 2: port 5203, 2 bulk cubic flows, and a 10 Mbit/s UDP flood
+#            (port 5205) that answers nothing: the judge of fair mode,
+#            written on one FIFO, holds it to its share of this queue
 #   queue 3: port 5204, 1 cubic flow paced at 2 Mbit/s in small writes:
 #            below the queue's 5 Mbit it never builds a standing queue, so
 #            CoDel must leave it alone: the negative control.
@@ -31,7 +33,10 @@
 #     (none on queue 3), and marks reached at least 2 queues' flows;
 #   - bulk RTT rise median < 30 ms, against > 100 ms for FIFO-on-mq, and
 #     each loaded queue's median queueing delay < 30 ms (why 30, not the
-#     15 ms of the 20 Mbit tests: see below).
+#     15 ms of the 20 Mbit tests: see below);
+#   - the flood took unresponsive_drops, and queue 2's cubic flows at
+#     least 40 % of their queue's 5 Mbit/s (2 of the 3 flows there: a fair
+#     share is 2/3; the FIFO run's share is printed beside it).
 #
 # Exit 0 pass, 77 skip, 1 fail.  SECS=, SOJOURN= override.
 
@@ -42,6 +47,7 @@ topo_require sojourn clang bpftool
 SECS=${SECS:-20}
 NQ=4
 BASE=5201
+FLOOD_PORT=5205 FLOOD_QUEUE=2
 topo_trap "$NS_R:$DEV_RS"
 
 topo_up "$NQ"
@@ -66,16 +72,18 @@ int steer(struct __sk_buff *skb)
 	unsigned int port;
 
 	if ((void *)(ip + 1) > end ||
-	    eth->h_proto != __builtin_bswap16(ETH_P_IP) ||
-	    ip->protocol != IPPROTO_TCP)
+	    eth->h_proto != __builtin_bswap16(ETH_P_IP))
 		return TC_ACT_OK;
+	/* the ports lie at the same place in TCP and UDP */
 	tcp = (void *)ip + ip->ihl * 4;
 	if ((void *)(tcp + 1) > end)
 		return TC_ACT_OK;
 	port = __builtin_bswap16(tcp->dest);
 	/* queue_mapping holds the recorded rx queue + 1 */
-	if (port >= $BASE && port < $BASE + $NQ)
+	if (ip->protocol == IPPROTO_TCP && port >= $BASE && port < $BASE + $NQ)
 		skb->queue_mapping = port - $BASE + 1;
+	if (ip->protocol == IPPROTO_UDP && port == $FLOOD_PORT)
+		skb->queue_mapping = $FLOOD_QUEUE + 1;
 	return TC_ACT_OK;
 }
 
@@ -91,7 +99,7 @@ nsx "$NS_R" tc filter add dev "$DEV_RC" ingress bpf da \
 
 topo_ecn 1 1
 topo_shape_mq "$NQ" 5mbit
-topo_servers 5201 5202 5203 5204
+topo_servers 5201 5202 5203 5204 "$FLOOD_PORT"
 LOAD="5201:3 5202:3 5203:2 5204:1:2M"
 idle=$(idle_rtt)
 row "idle RTT (ms)" "$idle" "" info
@@ -119,10 +127,21 @@ sample_backlog() {
 SAMPLE_FN=sample_backlog
 qdelay_median() { awk -v q="$2" '$1 == q {print $2}' "$WORK/$1.backlog" | median; }
 
-# run_mq_load TAG SECS: the placement above, for SECS seconds
+# run_mq_load TAG SECS: the placement above, for SECS seconds, the flood
+# beside it ($WORK/TAG-flood.json, out of goodput's TAG.*.json)
 run_mq_load() {
+	local flood rc=0
+	inc timeout $(($2 + 20)) iperf3 -c "$IP_S" -p "$FLOOD_PORT" -u -b 10M \
+		-l 1400 -t "$2" -J >"$WORK/$1-flood.json" 2>/dev/null &
+	flood=$!
 	# shellcheck disable=SC2086
-	run_load "$1" "$2" $LOAD
+	run_load "$1" "$2" $LOAD || rc=$?
+	wait "$flood" || rc=1
+	return "$rc"
+}
+# flood_queue_share TAG: queue 2's cubic flows' goodput, % of its 5 Mbit/s
+flood_queue_share() {
+	awk -v g="$(goodput "$1" $((BASE + FLOOD_QUEUE)))" 'BEGIN{printf "%.1f", g / 5 * 100}'
 }
 
 log "FIFO on mq: $LOAD for 12s"
@@ -130,6 +149,8 @@ mq_class_bytes >"$WORK/bytes0"
 run_mq_load fifo 12 || die "iperf3 failed (FIFO run)"
 check "FIFO-on-mq: bulk RTT rise median (ms)" \
 	"$(fsub "$(rtt_median fifo)" "$idle")" '>' 100
+row "FIFO-on-mq: queue $FLOOD_QUEUE cubic share beside the flood (%)" \
+	"$(flood_queue_share fifo)" "" info
 
 log "sojourn attach $DEV_RS -n $NS_R"
 sj attach "$DEV_RS" -n "$NS_R" ||
@@ -218,6 +239,10 @@ done
 check "queue 3 qdelay p90, FIFO run (ms)" \
 	"$(awk '$1 == 3 {print $2}' "$WORK/fifo.backlog" | pctl 90)" '<' 5
 row "sojourn: goodput all queues (Mbit/s)" "$(goodput codel)" "" info
+# the judge on one queue of many: the flood held to its share there
+check "queue $FLOOD_QUEUE: cubic share beside the flood (%)" \
+	"$(flood_queue_share codel)" '>=' 40
+check "unresponsive_drops (the flood's)" "$(jq '.stats.unresponsive_drops' <<<"$stats")" '>' 0
 
 if sj detach "$DEV_RS" -n "$NS_R"; then rc=0; else rc=$?; fi
 check "detach exit code" "$rc" '==' 0
