@@ -421,17 +421,25 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	 * each flow counted alike, not by its packets (fair.h); a flow that
 	 * is not TCP, of a sender convicted a moment ago, stays out too, so
 	 * that a flood released at a pause does not fill the mean it is then
-	 * judged against (fair.h: sj_fair_answer_near_share) */
+	 * judged against (fair.h: sj_fair_answer_near_share); a step moves
+	 * a mean further the longer no flow moved it (sj_fair_mean_move) */
 	if (!flow->drop_p && sj_fair_mean_due(now, flow->mean_at,
 					       set->interval_ns)) {
 		flow->mean_at = now;
 		if (tcp || !sj_sender_recall(pkt, now, set->interval_ns)) {
 			WRITE_ONCE(q->mean_backlog,
-				   sj_fair_mean_step(mean, backlog));
-			if (!sparse)
+				   sj_fair_mean_move(mean, backlog,
+					sj_since(now, READ_ONCE(q->mean_backlog_at)),
+					set->interval_ns));
+			WRITE_ONCE(q->mean_backlog_at, now);
+			if (!sparse) {
 				WRITE_ONCE(q->mean_recent,
-					   sj_fair_mean_step(mean_rate,
-							     flow->recent_bytes));
+					   sj_fair_mean_move(mean_rate,
+						flow->recent_bytes,
+						sj_since(now, READ_ONCE(q->mean_recent_at)),
+						set->interval_ns));
+				WRITE_ONCE(q->mean_recent_at, now);
+			}
 		}
 	}
 admit:

@@ -107,6 +107,46 @@ static __always_inline __u64 sj_fair_mean_step(__u64 mean, __u64 backlog)
 }
 
 /*
+ * One step of a mean toward a flow's sample, weighted by the time since
+ * any flow last moved that mean (`dt`): 1/64 (sj_fair_mean_step) while
+ * flows move it often, dt/interval once that is more, the sample whole
+ * after an interval in which none did.  Only flows that answer move the
+ * means (a convicted flow stays out), so a mean moved by steps alone froze
+ * where it stood when they fell silent.  sojourn attached where a 40
+ * Mbit/s UDP flood had already driven one cubic flow into retransmission
+ * timeouts (tests/e2e/fair_late.sh; the FIFO's tail drops) convicted the
+ * flood and held it to a mean backlog that was the flood's own (1.2 MB,
+ * the pfifo full: traced), moved since then by a retransmission now and
+ * then and a ping every 50 ms, 1/64 each: the queue stayed at 570 ms and
+ * the flood at 19.3 of 20 Mbit/s until the cubic flow came back by itself
+ * 6-7 s later (its share 20-24 % from 2 s after attach on, 3 runs,
+ * 2026-12-07).  Weighted by time, the ping's empty backlog is the mean
+ * within a few of its packets, the flood is held to that, and the cubic
+ * flow is back 2-3 s after attach, at its share (43 %; 66 % beside 4).
+ * A mean that lags the flows also misjudged them as they start: fair_quic's
+ * false drops, 8 runs each (ECN + no ECN): 11+0, 3+0, 29+0, 2+0, 4+0,
+ * 0+6, 0+9, 2+0 before (the 29 over the test's bar); 0+0, 1+1, 0+0, 0+0,
+ * 0+1, 4+0, 0+0, 1+0 with it.  Where two flows or more send, each moving
+ * the mean every 1/32 interval (sj_fair_mean_due), dt stays below 1/64
+ * interval and the step is 1/64 as before.
+ */
+static __always_inline __u64 sj_fair_mean_move(__u64 mean, __u64 sample,
+					       __u64 dt_ns, __u64 interval_ns)
+{
+	/* in units of 1024 ns: an interval below 2^27 of them (137 s)
+	 * times a difference below 2^32 stays in 64 bits */
+	__u64 d, i = (interval_ns >> 10) | 1, t = dt_ns >> 10;
+
+	if (dt_ns >= interval_ns)
+		return sample;
+	if (t < (i >> SJ_FAIR_MEAN_SHIFT))
+		return sj_fair_mean_step(mean, sample);
+	d = sample >= mean ? sample - mean : mean - sample;
+	d = d > 0xffffffffULL ? d / i * t : d * t / i;
+	return sample >= mean ? mean + d : mean - d;
+}
+
+/*
  * Whether this packet's flow moves the means (q->mean_backlog and
  * q->mean_recent): at most once every SJ_FAIR_MEAN_DIV-th of an interval
  * since it last did (`mean_at`), so that every flow that sends at least

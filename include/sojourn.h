@@ -438,6 +438,10 @@ struct sj_queue {
 	 * is not sparse sends at, nudged as mean_backlog is; who takes the
 	 * law's signals (fair.h) */
 	__u64 mean_recent;
+	/* when a flow last moved mean_backlog, and mean_recent, ns: how far
+	 * the next one moves them (fair.h: sj_fair_mean_move) */
+	__u64 mean_backlog_at;
+	__u64 mean_recent_at;
 	/* sparse steering's bound (fair.h): bytes that left over about the
 	 * last interval (the queue's one dequeuer moves it) and bytes sent
 	 * ahead over about the last interval (every CPU, without the lock:

@@ -2197,10 +2197,11 @@ static void test_mean_rate(void)
 
 /*
  * The queue's means count each flow alike, not by its packets (fair.h:
- * sj_fair_mean_due): a flow holding 30000 bytes moves the mean backlog one
- * step (1/64) at its packet; its next packet within 1/32 interval leaves
- * it there; one MEAN_DUE_US later moves it again.  (A flood sending most
- * of the packets otherwise makes most of the means it is judged by.)
+ * sj_fair_mean_due): a flow holding 30000 bytes is the mean backlog after
+ * its packet (no flow moved it before: sj_fair_mean_move); its next packet
+ * within 1/32 interval leaves it there; one MEAN_DUE_US later moves it
+ * again.  (A flood sending most of the packets otherwise makes most of the
+ * means it is judged by.)
  */
 static void test_mean_by_flow(void)
 {
@@ -2229,7 +2230,7 @@ static void test_mean_by_flow(void)
 		if (r.t1 - t0 < MEAN_DUE_US * 1000ULL / 2)
 			break;
 	}
-	CHECK(first == 30000 >> SJ_FAIR_MEAN_SHIFT,
+	CHECK(first == 30000,
 	      "the flow's first packet moved the mean backlog to %llu",
 	      (unsigned long long)first);
 	CHECK(tries < 5 && r.q.mean_backlog == first,
@@ -2245,11 +2246,62 @@ static void test_mean_by_flow(void)
 }
 
 /*
+ * A mean moves by the time since any flow last moved it (fair.h:
+ * sj_fair_mean_move): a flood's 1.2 MB is the mean backlog; 50 ms later
+ * a ping's empty backlog moves it about half way, more than a step's
+ * 1/64; after an interval in which no flow moved it, the ping's backlog is
+ * the mean.  A mean moved only by 1/64 steps stayed at a convicted flood's
+ * own backlog while the flows it had starved were silent.
+ */
+static void test_mean_moves_by_time(void)
+{
+	struct sj_flow_key flood = key4(SJ_IPPROTO_UDP, 40097, 9);
+	struct sj_flow_key ping = key4(SJ_IPPROTO_UDP, 40098, 7);
+	struct __sk_buff ctx = { .priority = 0 };
+	struct setup s = { .ldelay = CODEL_MS(1), .fair = 1, .ctx = &ctx,
+			   .flow = &flood, .backlog = 1200000,
+			   .backlog_age = 1000 };
+	struct frame f, p;
+	struct result r;
+	__u64 m;
+
+	ip_l4(&f, &flood, 0, 5, IPPROTO_UDP, 40097, 9);
+	ip_l4(&p, &ping, 0, 5, IPPROTO_UDP, 40098, 7);
+	run(&f, &s, &r);
+	check_ran(&r, SJ_ACT_NEXT);
+	CHECK(r.q.mean_backlog == 1200000, "the flood's packet: mean %llu",
+	      (unsigned long long)r.q.mean_backlog);
+	s.keep = s.keep_settings = 1;
+	s.flow = &ping;
+	s.backlog = 0;
+	usleep(50000);
+	run(&p, &s, &r);
+	check_ran(&r, SJ_ACT_NEXT);
+	m = r.q.mean_backlog;
+	CHECK(m < 1200000 - (1200000 >> SJ_FAIR_MEAN_SHIFT) && m <= 700000,
+	      "a ping 50 ms later moved the mean to %llu",
+	      (unsigned long long)m);
+	s.flow = &flood;
+	s.backlog = 1200000;
+	run(&f, &s, &r);
+	s.flow = &ping;
+	s.backlog = 0;
+	usleep(110000);
+	run(&p, &s, &r);
+	check_ran(&r, SJ_ACT_NEXT);
+	CHECK(r.q.mean_backlog == 0,
+	      "a ping after an interval left the mean at %llu",
+	      (unsigned long long)r.q.mean_backlog);
+	check_case("fair_mean_moves_by_time");
+}
+
+/*
  * A flow that is not TCP, of a sender convicted a moment ago (a flow of
  * its dropped within two intervals: bpf/sender.bpf.h), stays out of the
  * queue's means as a convicted flow does (tc.bpf.c): its packet, due to
  * move them, leaves the mean backlog at 0; once the sender is forgotten,
- * the same packet moves it one step.
+ * the same packet moves it (no flow moved it before: the
+ * flow's backlog whole, fair.h: sj_fair_mean_move).
  */
 static void test_mean_leaves_convicted_senders_out(void)
 {
@@ -2277,7 +2329,7 @@ static void test_mean_leaves_convicted_senders_out(void)
 		die("forget the sender", errno);
 	run(&f, &s, &r);
 	if (check_ran(&r, SJ_ACT_NEXT))
-		CHECK(r.q.mean_backlog == 30000 >> SJ_FAIR_MEAN_SHIFT,
+		CHECK(r.q.mean_backlog == 30000,
 		      "forgotten, it moved the mean backlog to %llu",
 		      (unsigned long long)r.q.mean_backlog);
 	check_case("fair_mean_leaves_convicted_senders_out");
@@ -2539,6 +2591,7 @@ int main(void)
 	test_steer_thin();
 	test_mean_rate();
 	test_mean_by_flow();
+	test_mean_moves_by_time();
 	test_mean_leaves_convicted_senders_out();
 	test_no_attachment();
 	test_flow_cap();

@@ -68,6 +68,42 @@ static void test_mean_one_hog(void)
 }
 
 /* The drop probability rises while heavy, falls while not, and reaches 0 */
+/*
+ * A mean moved by time (sj_fair_mean_move): 1/64 a step while flows move
+ * it often, dt/interval once that is more, the sample whole after an
+ * interval in which no flow moved it; down as up; a difference past 4 GB
+ * stays in 64 bits.
+ */
+static void test_mean_move(void)
+{
+	const __u64 i = 100000000ULL;	/* 100 ms */
+	__u64 m;
+
+	CHECK(sj_fair_mean_move(1200000, 0, i, i) == 0 &&
+	      sj_fair_mean_move(0, 30000, 5 * i, i) == 30000,
+	      "after an interval, the sample whole");
+	CHECK(sj_fair_mean_move(64000, 0, i / 200, i) ==
+		      sj_fair_mean_step(64000, 0) &&
+	      sj_fair_mean_move(0, 64000, 0, i) == sj_fair_mean_step(0, 64000),
+	      "moved often: a step of 1/64");
+	m = sj_fair_mean_move(0, 1000000, i / 4, i);
+	CHECK(m >= 249000 && m <= 251000, "a quarter interval: %llu of 1000000",
+	      (unsigned long long)m);
+	m = sj_fair_mean_move(1000000, 0, i / 4, i);
+	CHECK(m >= 749000 && m <= 751000, "down a quarter: %llu",
+	      (unsigned long long)m);
+	m = sj_fair_mean_move(0, 1ULL << 40, i / 2, i);
+	CHECK(m >= (1ULL << 39) - (1ULL << 30) && m <= (1ULL << 39) + (1ULL << 30),
+	      "2^40 half way: %llu", (unsigned long long)m);
+	/* the flood's own mean, then a ping's empty backlog every 50 ms:
+	 * half way at each, under 1 % of it after 7 */
+	m = 1200000;
+	for (int k = 0; k < 7; k++)
+		m = sj_fair_mean_move(m, 0, i / 2, i);
+	CHECK(m < 12000, "7 pings 50 ms apart left a stale mean at %llu",
+	      (unsigned long long)m);
+}
+
 static void test_drop_probability(void)
 {
 	__u32 p = 1, prev;
@@ -680,6 +716,7 @@ int main(void)
 	test_sparse_bound();
 	test_mean_equal_flows();
 	test_mean_one_hog();
+	test_mean_move();
 	test_drop_probability();
 	test_dropper_settles();
 	test_stale();
