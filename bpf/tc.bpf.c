@@ -378,8 +378,12 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 	if (*heavy) {
 		flow->light_since = 0;
 	} else {
+		/* light since its last packet, if it sent nothing for an
+		 * interval: it held nothing all that time (fair.h:
+		 * sj_fair_light_from) */
 		if (!flow->light_since)
-			flow->light_since = now;
+			flow->light_since = sj_fair_light_from(flow->backlog_at,
+							now, set->interval_ns);
 		flow->judged_since = 0;
 		flow->signals_heavy = 0;
 	}

@@ -646,6 +646,23 @@ static __always_inline int sj_fair_recall_young(__u64 first_seen, __u64 now,
 	return sj_since(now, first_seen) < interval_ns / SJ_FAIR_RECALL_DIV;
 }
 
+/*
+ * Since when a flow found light at this packet has been light: since now,
+ * or, when its last packet came an interval ago or more (`last`), since
+ * that packet, since it held nothing in between.  A convicted flow is
+ * released after an interval of being light (tc.bpf.c), and its drop
+ * probability moves by its packets only, so a flow silent for longer
+ * than that came back still convicted, and most of its first packets
+ * were dropped: a sender back from a pause, a TCP sender's retransmission
+ * after a timeout (at 15/16, 18 of 20 packets after 150 ms of silence:
+ * test_pkt's fair_idle_releases_convicted).  So silence counts by time.
+ */
+static __always_inline __u64 sj_fair_light_from(__u64 last, __u64 now,
+						__u64 interval_ns)
+{
+	return last && sj_since(now, last) >= interval_ns ? last : now;
+}
+
 /* The enqueue drop probability (32-bit fixed point) of an unresponsive
  * flow, one packet later: up by 1/2^SJ_FAIR_P_SHIFT of the way to 1 while
  * heavy, down by the same share of itself while not. */

@@ -148,6 +148,8 @@ struct setup {
 	 * flow window's count with them) */
 	int keep_settings;
 	int fair;			/* `fair`: the queue's means move */
+	__u32 drop_p;			/* the seeded flow judged unresponsive,
+					 * with this drop probability */
 };
 
 /* The context and test_run flags the check_* helpers run with: a GSO
@@ -224,6 +226,7 @@ static void prepare(const struct setup *s)
 			/* the flow's last path, claimed at its last enqueue */
 			.path = sj_fair_path_at(backlog_at) |
 				(s->steered ? SJ_PATH_AHEAD : 0),
+			.drop_p = s->drop_p,
 		};
 
 		if (bpf_map_update_elem(env.rn.flows, s->flow, &f,
@@ -2296,6 +2299,53 @@ static void test_mean_moves_by_time(void)
 }
 
 /*
+ * A convicted flow's drop probability falls by time as well as by its
+ * packets: one that sent nothing for an interval held nothing, light all
+ * that time, and is released at its next packet, as after an interval of
+ * light packets (tc.bpf.c).  Its drop probability (15/16) left as it was
+ * over the silence dropped most of its first packets after it: a sender
+ * back from a pause, a TCP sender's retransmission after a timeout.  The
+ * same flow 1 ms after its last packet is still dropped.
+ */
+static void test_idle_releases_convicted(void)
+{
+	struct sj_flow_key key;
+	struct __sk_buff ctx = { .priority = 0 };
+	struct setup s = { .ldelay = CODEL_MS(1), .fair = 1, .ctx = &ctx,
+			   .flow = &key, .backlog = 30000,
+			   .backlog_age = 150000000, .drop_p = 0xf0000000U };
+	struct frame f;
+	struct result r;
+	int i, dropped = 0;
+
+	ip_l4(&f, &key, 0, 5, IPPROTO_UDP, 40099, 5004);
+	for (i = 0; i < 20; i++) {
+		run(&f, &s, &r);
+		dropped += r.retval == SJ_ACT_DROP;
+		if (i == 0)
+			CHECK(r.nflows == 1 && r.flow.drop_p == 0,
+			      "back after 150 ms: drop probability %u",
+			      r.flow.drop_p);
+		s.keep = s.keep_settings = 1;
+		s.flow = NULL;
+	}
+	CHECK(dropped == 0, "back after 150 ms: %d of 20 packets dropped",
+	      dropped);
+	s = (struct setup){ .ldelay = CODEL_MS(1), .fair = 1, .ctx = &ctx,
+			    .flow = &key, .backlog = 30000,
+			    .backlog_age = 1000000, .drop_p = 0xf0000000U };
+	for (i = dropped = 0; i < 5; i++) {
+		run(&f, &s, &r);
+		dropped += r.retval == SJ_ACT_DROP;
+		s.keep = s.keep_settings = 1;
+		s.flow = NULL;
+	}
+	CHECK(dropped > 0, "1 ms after its last packet: %d of 5 dropped",
+	      dropped);
+	check_case("fair_idle_releases_convicted");
+}
+
+/*
  * A flow that is not TCP, of a sender convicted a moment ago (a flow of
  * its dropped within two intervals: bpf/sender.bpf.h), stays out of the
  * queue's means as a convicted flow does (tc.bpf.c): its packet, due to
@@ -2592,6 +2642,7 @@ int main(void)
 	test_mean_rate();
 	test_mean_by_flow();
 	test_mean_moves_by_time();
+	test_idle_releases_convicted();
 	test_mean_leaves_convicted_senders_out();
 	test_no_attachment();
 	test_flow_cap();

@@ -104,6 +104,20 @@ static void test_mean_move(void)
 	      (unsigned long long)m);
 }
 
+/* Light since now, or since a last packet an interval ago or more
+ * (sj_fair_light_from) */
+static void test_light_from(void)
+{
+	const __u64 i = 100000000ULL, now = 5000000000ULL;
+
+	CHECK(sj_fair_light_from(now - i / 2, now, i) == now &&
+	      sj_fair_light_from(0, now, i) == now,
+	      "a packet half an interval ago, or none: light from now");
+	CHECK(sj_fair_light_from(now - i, now, i) == now - i &&
+	      sj_fair_light_from(now - 3 * i, now, i) == now - 3 * i,
+	      "silent an interval or more: light from its last packet");
+}
+
 static void test_drop_probability(void)
 {
 	__u32 p = 1, prev;
@@ -717,6 +731,7 @@ int main(void)
 	test_mean_equal_flows();
 	test_mean_one_hog();
 	test_mean_move();
+	test_light_from();
 	test_drop_probability();
 	test_dropper_settles();
 	test_stale();
