@@ -16,8 +16,9 @@
 # and cut their windows; each gets at least half of an even share (a
 # quarter) of the goodput; the TCP flows' RTT rise stays under RISE_MAX
 # (15 ms); and the judge seldom takes them for unresponsive:
-# unresponsive_drops at most 2.5 % of the law's signals.  Not 0, which is
-# what issue 17 asks: the judge reads a flow that is not TCP by a fall of
+# unresponsive_drops at most 1 % of the law's signals (2.5 % until the
+# means moved by time, below).  Not 0, which is what issue 17 asks: the
+# judge reads a flow that is not TCP by a fall of
 # its rate (fair.h, sj_fair_rate_answer) or of its backlog
 # (sj_fair_backlog_answer), and 2-3 times a phase neither shows before an
 # interval is out; the rate answer then clears the conviction after a few
@@ -28,8 +29,11 @@
 # earlier runs).  8 runs later (fair.h's rules since): 11+0, 3+0, 29+0,
 # 2+0, 4+0, 0+6, 0+9, 2+0 (ECN + no ECN; the 29 4.0 %, over the bar);
 # with the means moved by time (fair.h: sj_fair_mean_move) 0+0, 1+1,
-# 0+0, 0+0, 0+1, 4+0, 0+0, 1+0 (2026-12-07).  Exit 0 pass, 77 skip, 1 fail.  SECS=, RISE_MAX=,
-# SOJOURN= override.
+# 0+0, 0+0, 0+1, 4+0, 0+0, 1+0, and 8 more: 0+0, 1+0, 0+0, 0+0, 0+0,
+# 0+0, 1+1, 0+0 (at most 0.5 %; 2026-12-07).  By hand at 5mbit, 4 runs
+# each: 0+0, 6+0, 0+0, 0+0 before, 11+0, 1+1, 11+0, 0+0 after (at most
+# 0.6 %: with fewer packets, a step moves the mean further).  Exit 0 pass,
+# 77 skip, 1 fail.  SECS=, RISE_MAX=, SOJOURN= override.
 
 # shellcheck source=SCRIPTDIR/../lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
@@ -91,7 +95,7 @@ phase() {
 	check "$tag: the law's signals" "$(delta signals)" '>' 0
 	check "$tag: unresponsive_drops, % of the law's signals" \
 		"$(awk -v u="$(delta unresponsive_drops)" -v s="$(delta signals)" \
-			'BEGIN{printf "%.1f", (s > 0 ? 100 * u / s : 100)}')" '<=' 2.5
+			'BEGIN{printf "%.1f", (s > 0 ? 100 * u / s : 100)}')" '<=' 1
 	row "$tag: unresponsive_drops / rate_answers / backlog_answers" \
 		"$(delta unresponsive_drops) / $(delta rate_answers) / $(delta backlog_answers)" "" info
 	row "$tag: CE marks / CoDel drops" "$(delta ecn_mark) / $(delta drops)" "" info
