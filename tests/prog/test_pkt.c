@@ -2240,9 +2240,11 @@ static void test_mean_by_flow(void)
 	      "its next packet moved it from %llu to %llu (%d tries)",
 	      (unsigned long long)first,
 	      (unsigned long long)r.q.mean_backlog, tries);
+	/* moved, up or down: past ldelay + target (6 ms: a slow 6.1 guest
+	 * under TCG) the flow's count is stale, its sample 0 */
 	usleep(MEAN_DUE_US);
 	run(&data, &s, &r);
-	CHECK(r.q.mean_backlog > first,
+	CHECK(r.q.mean_backlog != first,
 	      "a packet %d us later left it at %llu", MEAN_DUE_US,
 	      (unsigned long long)r.q.mean_backlog);
 	check_case("fair_mean_counts_each_flow_once");
