@@ -241,6 +241,19 @@ static __always_inline int sj_take_signal(struct sj_flow *flow, __u64 now,
 	return 1;
 }
 
+/* One of the queue's means (`seen`: as this packet read it) moved toward
+ * a flow's sample, by the time since a flow last moved it (`at`; fair.h:
+ * sj_fair_mean_move) */
+static __always_inline void sj_queue_mean_move(__u64 *mean, __u64 *at,
+					       __u64 seen, __u64 sample,
+					       __u64 now, __u64 interval_ns)
+{
+	WRITE_ONCE(*mean, sj_fair_mean_move(seen, sample,
+					    sj_since(now, READ_ONCE(*at)),
+					    interval_ns));
+	WRITE_ONCE(*at, now);
+}
+
 /*
  * Fairness at enqueue (include/fair.h): the flow's backlog grows by this
  * packet; a sparse flow is sent ahead; an unresponsive heavy flow loses
@@ -431,19 +444,13 @@ static __always_inline int sj_fair_enqueue(struct __sk_buff *skb,
 					       set->interval_ns)) {
 		flow->mean_at = now;
 		if (tcp || !sj_sender_recall(pkt, now, set->interval_ns)) {
-			WRITE_ONCE(q->mean_backlog,
-				   sj_fair_mean_move(mean, backlog,
-					sj_since(now, READ_ONCE(q->mean_backlog_at)),
-					set->interval_ns));
-			WRITE_ONCE(q->mean_backlog_at, now);
-			if (!sparse) {
-				WRITE_ONCE(q->mean_recent,
-					   sj_fair_mean_move(mean_rate,
-						flow->recent_bytes,
-						sj_since(now, READ_ONCE(q->mean_recent_at)),
-						set->interval_ns));
-				WRITE_ONCE(q->mean_recent_at, now);
-			}
+			sj_queue_mean_move(&q->mean_backlog, &q->mean_backlog_at,
+					   mean, backlog, now, set->interval_ns);
+			if (!sparse)
+				sj_queue_mean_move(&q->mean_recent,
+						   &q->mean_recent_at, mean_rate,
+						   flow->recent_bytes, now,
+						   set->interval_ns);
 		}
 	}
 admit:
